@@ -1,0 +1,12 @@
+/**
+ * Base class of every error elicit throws. `code` is stable across releases; match on it, not
+ * on the message. Wire errors (JSON-RPC) are separate: see each part's own error module.
+ */
+export class ElicitError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}

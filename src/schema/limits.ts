@@ -1,0 +1,44 @@
+/**
+ * Every cap the schema core enforces. Defaults are generous for real forms and small enough
+ * that a hostile peer cannot make a check or a validation slow or memory-hungry.
+ */
+export interface Limits {
+  /** Properties in one requested schema. */
+  readonly maxProperties: number;
+  /** Options in one enum / oneOf / anyOf list. */
+  readonly maxOptions: number;
+  /** Characters in a property name. */
+  readonly maxKeyLength: number;
+  /** Characters in a title, description, enum value, enum title or string default. */
+  readonly maxTextLength: number;
+  /** Characters in a `pattern`. */
+  readonly maxPatternLength: number;
+  /** Size of the whole schema or answer, in characters of its JSON text. */
+  readonly maxSize: number;
+  /** Nesting depth of any JSON value looked at (the restricted schema itself needs 5). */
+  readonly maxDepth: number;
+  /** Characters in one string answer. */
+  readonly maxAnswerLength: number;
+}
+
+export const DEFAULT_LIMITS: Limits = Object.freeze({
+  maxProperties: 100,
+  maxOptions: 1000,
+  maxKeyLength: 256,
+  maxTextLength: 4096,
+  maxPatternLength: 1024,
+  maxSize: 262_144,
+  maxDepth: 8,
+  maxAnswerLength: 65_536,
+});
+
+export function resolveLimits(overrides: Partial<Limits> | undefined): Limits {
+  if (overrides === undefined) return DEFAULT_LIMITS;
+  const merged = { ...DEFAULT_LIMITS, ...overrides };
+  for (const [name, value] of Object.entries(merged)) {
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new RangeError(`limits.${name} must be a positive integer, got ${String(value)}`);
+    }
+  }
+  return Object.freeze(merged);
+}
