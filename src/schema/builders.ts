@@ -197,8 +197,14 @@ type Simplify<T> = { [K in keyof T]: T[K] } & {};
 type SpecOf<S> = S extends FieldSpec<infer T, infer P> ? { value: T; present: P } : never;
 /** Answer type of a form shape. */
 export type InferShape<S extends Shape> = Simplify<
-  { [K in keyof S as SpecOf<S[K]>['present'] extends true ? K : never]: SpecOf<S[K]>['value'] } & {
-    [K in keyof S as SpecOf<S[K]>['present'] extends true ? never : K]?: SpecOf<S[K]>['value'];
+  {
+    -readonly [K in keyof S as SpecOf<S[K]>['present'] extends true ? K : never]: SpecOf<
+      S[K]
+    >['value'];
+  } & {
+    -readonly [K in keyof S as SpecOf<S[K]>['present'] extends true ? never : K]?: SpecOf<
+      S[K]
+    >['value'];
   }
 >;
 

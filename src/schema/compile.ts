@@ -12,7 +12,7 @@ import { DEFAULT_LIMITS } from './limits.ts';
 import { measureJson } from './measure.ts';
 import { LATEST_REVISION } from './revision.ts';
 import type { Content, Field } from './types.ts';
-import { checkValue, type PreparedField, prepareField } from './value.ts';
+import { type PreparedField, prepareField } from './value.ts';
 
 /** Thrown by compileSchema() when a requested schema is outside the restricted subset. */
 export class SchemaError extends ElicitError {
@@ -43,15 +43,13 @@ export interface CompiledSchema extends CheckedSchema {
 
 const NO_ISSUES: readonly AnswerIssue[] = Object.freeze([]);
 
-function notObject(): AnswerIssue[] {
-  return [
-    {
-      code: 'not_object',
-      field: undefined,
-      message: 'The answer must be an object of field values.',
-    },
-  ];
-}
+const NOT_OBJECT: readonly AnswerIssue[] = Object.freeze([
+  Object.freeze({
+    code: 'not_object',
+    field: undefined,
+    message: 'The answer must be an object of field values.',
+  } as const),
+]);
 
 /** Sets an own property even for names such as `__proto__`. */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
@@ -66,6 +64,7 @@ export function setOwn(target: Record<string, unknown>, key: string, value: unkn
 }
 
 function own(content: Record<string, unknown>, p: PreparedField): unknown {
+  // Only names that Object.prototype also has need the (slower) own-property check.
   if (p.inherited && !Object.hasOwn(content, p.name)) return undefined;
   return content[p.name];
 }
@@ -76,26 +75,35 @@ function build(checked: CheckedSchema): CompiledSchema {
   const byName = new Map<string, Field>(checked.fields.map((f) => [f.name, f]));
   const withDefaults = prepared.filter((p) => p.field.default !== undefined);
 
+  const unknownIssues = new Map<string, AnswerIssue>();
+  const unknownKey = (key: string): AnswerIssue => {
+    let issue = unknownIssues.get(key);
+    if (issue === undefined) {
+      issue = Object.freeze({
+        code: 'unknown_key',
+        field: key,
+        message: 'This field is not part of the form.',
+      } as const);
+      if (unknownIssues.size < 64) unknownIssues.set(key, issue);
+    }
+    return issue;
+  };
+
   function validate(content: unknown): readonly AnswerIssue[] {
     if (content === null || typeof content !== 'object' || Array.isArray(content))
-      return notObject();
+      return NOT_OBJECT;
     const record = content as Record<string, unknown>;
     let issues: AnswerIssue[] | undefined;
     let present = 0;
     for (let i = 0; i < prepared.length; i++) {
       const p = prepared[i] as PreparedField;
-      const value = own(record, p);
+      const value = p.inherited && !Object.hasOwn(record, p.name) ? undefined : record[p.name];
       if (value === undefined) {
-        if (p.required)
-          (issues ??= []).push({
-            code: 'required',
-            field: p.name,
-            message: 'This field is required.',
-          });
+        if (p.required) (issues ??= []).push(p.missing);
         continue;
       }
       present++;
-      const problem = checkValue(p, value);
+      const problem = p.check(value);
       if (problem !== undefined) (issues ??= []).push(problem);
     }
     let keys = 0;
@@ -103,11 +111,7 @@ function build(checked: CheckedSchema): CompiledSchema {
     if (keys !== present) {
       for (const key of Object.keys(record)) {
         if (!byName.has(key) && record[key] !== undefined) {
-          (issues ??= []).push({
-            code: 'unknown_key',
-            field: key,
-            message: 'This field is not part of the form.',
-          });
+          (issues ??= []).push(unknownKey(key));
           if (issues.length > prepared.length + 20) break;
         }
       }
@@ -117,7 +121,7 @@ function build(checked: CheckedSchema): CompiledSchema {
 
   function parse(content: unknown): ParseResult {
     if (content === null || typeof content !== 'object' || Array.isArray(content)) {
-      return { ok: false, issues: notObject() };
+      return { ok: false, issues: NOT_OBJECT };
     }
     let value = content as Record<string, unknown>;
     for (const p of withDefaults) {

@@ -49,20 +49,49 @@ export function isDateTime(value: string): boolean {
   return true;
 }
 
-const ATEXT = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+$/;
-const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+// Character classes as lookup tables: emails are checked on every answer, so no regex or split.
+const ATEXT = new Uint8Array(128);
+const ALNUM = new Uint8Array(128);
+for (const c of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789') {
+  ATEXT[c.charCodeAt(0)] = 1;
+  ALNUM[c.charCodeAt(0)] = 1;
+}
+for (const c of "!#$%&'*+/=?^_`{|}~-") ATEXT[c.charCodeAt(0)] = 1;
 
-/** RFC 5322 `addr-spec` with a dot-atom local part and a dotted DNS domain (ASCII). */
+/**
+ * RFC 5322 `addr-spec` with a dot-atom local part (at most 64 characters) and a dotted DNS
+ * domain of letter/digit/hyphen labels (at most 63 each); ASCII only, at most 254 in all.
+ */
 export function isEmail(value: string): boolean {
-  if (value.length > 254) return false;
-  const at = value.lastIndexOf('@');
-  if (at < 1 || at > 64) return false;
-  const local = value.slice(0, at);
-  for (const atom of local.split('.')) if (!ATEXT.test(atom)) return false;
-  const labels = value.slice(at + 1).split('.');
-  if (labels.length < 2) return false;
-  for (const label of labels) if (!LABEL.test(label)) return false;
-  return true;
+  const n = value.length;
+  if (n > 254) return false;
+  let i = 0;
+  let run = 0;
+  for (; i < n; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 64) break; // @
+    if (c === 46) {
+      if (run === 0) return false;
+      run = 0;
+    } else if (c < 128 && ATEXT[c] === 1) run++;
+    else return false;
+  }
+  if (i === n || run === 0 || i > 64) return false;
+  let labels = 0;
+  run = 0;
+  let prev = 0;
+  for (i++; i < n; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 46) {
+      if (run === 0 || prev === 45) return false;
+      labels++;
+      run = 0;
+    } else if (c < 128 && (ALNUM[c] === 1 || (c === 45 && run > 0))) {
+      if (++run > 63) return false;
+    } else return false;
+    prev = c;
+  }
+  return run > 0 && prev !== 45 && labels >= 1;
 }
 
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;

@@ -126,7 +126,9 @@ class Importer {
       return this.fail(
         'property_type',
         [...path, 'type'],
-        `a union of types (${s.type.join(', ')}) cannot be expressed.`,
+        s.type.includes('null')
+          ? 'null cannot be sent in a form; make the field optional instead.'
+          : `a union of types (${s.type.join(', ')}) cannot be expressed.`,
       );
     switch (s.type) {
       case 'string': {

@@ -1,40 +1,24 @@
 /**
  * Checks one answer value against one normalised field. Shared by answer validation and by the
  * schema checker (a `default` must be a valid answer for its own field).
+ *
+ * Each field is prepared once into a specialised closure, and every issue it can report is a
+ * frozen object built at preparation time: validating allocates nothing but the issues array.
  */
 import { checkFormat } from './formats.ts';
 import type { AnswerIssue, AnswerIssueCode } from './issues.ts';
 import type { Field, Option, StringFormat } from './types.ts';
 
-/** A field plus what validation needs precomputed (compiled regex, option lookup). */
+/** A field plus its specialised check. */
 export interface PreparedField {
   readonly field: Field;
   readonly name: string;
   readonly required: boolean;
   /** The name is also a property of Object.prototype: read it with an own-property check. */
   readonly inherited: boolean;
-  readonly regex: RegExp | undefined;
-  readonly options: ReadonlySet<string> | undefined;
-  readonly maxAnswerLength: number;
-}
-
-export function prepareField(field: Field, maxAnswerLength: number): PreparedField {
-  const options =
-    field.kind === 'select' || field.kind === 'multiselect'
-      ? new Set(field.options.map((o) => o.value))
-      : undefined;
-  return {
-    field,
-    name: field.name,
-    required: field.required,
-    inherited: field.name in Object.prototype,
-    regex:
-      field.kind === 'text' && field.pattern !== undefined
-        ? new RegExp(field.pattern, 'u')
-        : undefined,
-    options,
-    maxAnswerLength,
-  };
+  readonly missing: AnswerIssue;
+  /** The first problem with a present value, or undefined when it is valid. */
+  readonly check: (value: unknown) => AnswerIssue | undefined;
 }
 
 /** Length in Unicode code points, as JSON Schema counts it. */
@@ -68,105 +52,118 @@ export function formatHint(format: StringFormat): string {
   return FORMAT_HINT[format];
 }
 
-function optionList(options: readonly Option[]): string {
-  if (options.length > 8) return 'one of the listed options';
-  return `one of: ${options.map((o) => o.label).join(', ')}`;
+function optionList(options: readonly Option[], lead: string): string {
+  if (options.length > 8) return `${lead} the listed options`;
+  return `${lead}: ${options.map((o) => o.label).join(', ')}`;
 }
 
-function issue(code: AnswerIssueCode, field: string, message: string): AnswerIssue {
-  return { code, field, message };
+export function prepareField(field: Field, maxAnswerLength: number): PreparedField {
+  const name = field.name;
+  const issue = (code: AnswerIssueCode, message: string): AnswerIssue =>
+    Object.freeze({ code, field: name, message });
+  return {
+    field,
+    name,
+    required: field.required,
+    inherited: name in Object.prototype,
+    missing: issue('required', 'This field is required.'),
+    check: specialise(field, maxAnswerLength, issue),
+  };
+}
+
+type MakeIssue = (code: AnswerIssueCode, message: string) => AnswerIssue;
+
+function specialise(
+  f: Field,
+  maxAnswerLength: number,
+  issue: MakeIssue,
+): (value: unknown) => AnswerIssue | undefined {
+  switch (f.kind) {
+    case 'text': {
+      const { minLength: min, maxLength: max, format } = f;
+      const wrongType = issue('type', 'Enter text.');
+      const tooLarge = issue('too_large', `Enter at most ${maxAnswerLength} characters.`);
+      const short =
+        min === undefined
+          ? undefined
+          : issue('min_length', `Enter at least ${plural(min, 'character', 'characters')}.`);
+      const long =
+        max === undefined
+          ? undefined
+          : issue('max_length', `Enter at most ${plural(max, 'character', 'characters')}.`);
+      const badFormat = format === undefined ? undefined : issue('format', FORMAT_HINT[format]);
+      const regex = f.pattern === undefined ? undefined : new RegExp(f.pattern, 'u');
+      const badPattern = issue('pattern', `Use the expected format (pattern ${f.pattern}).`);
+      return (v) => {
+        if (typeof v !== 'string') return wrongType;
+        const len = v.length;
+        if (len > maxAnswerLength) return tooLarge;
+        // UTF-16 length bounds the code point count from both sides: count only when unsure.
+        if (min !== undefined && len < min * 2 && codePointLength(v) < min) return short;
+        if (max !== undefined && len > max && codePointLength(v) > max) return long;
+        if (format !== undefined && !checkFormat(format, v)) return badFormat;
+        if (regex !== undefined && !regex.test(v)) return badPattern;
+        return undefined;
+      };
+    }
+    case 'number': {
+      const { minimum: min, maximum: max, integer } = f;
+      const wrongType = issue('type', integer ? 'Enter a whole number.' : 'Enter a number.');
+      const notInteger = issue('integer', 'Enter a whole number.');
+      const low = issue('minimum', `Enter a number of at least ${min}.`);
+      const high = issue('maximum', `Enter a number of at most ${max}.`);
+      return (v) => {
+        if (typeof v !== 'number' || !Number.isFinite(v)) return wrongType;
+        if (integer && !Number.isInteger(v)) return notInteger;
+        if (min !== undefined && v < min) return low;
+        if (max !== undefined && v > max) return high;
+        return undefined;
+      };
+    }
+    case 'boolean': {
+      const wrongType = issue('type', 'Choose yes or no.');
+      return (v) => (typeof v === 'boolean' ? undefined : wrongType);
+    }
+    case 'select': {
+      const values = f.options.map((o) => o.value);
+      const set = values.length > 8 ? new Set(values) : undefined;
+      const wrong = issue('option', `Choose ${optionList(f.options, 'one of')}.`);
+      return (v) => {
+        if (typeof v !== 'string') return wrong;
+        return (set === undefined ? values.includes(v) : set.has(v)) ? undefined : wrong;
+      };
+    }
+    case 'multiselect': {
+      const options = new Set(f.options.map((o) => o.value));
+      const { minItems, maxItems } = f;
+      const wrongType = issue('type', 'Choose from the listed options.');
+      const wrong = issue('option', `Choose only ${optionList(f.options, 'from')}.`);
+      const repeated = issue('duplicate_item', 'Choose each option only once.');
+      const few = issue('min_items', `Choose at least ${minItems}.`);
+      const many = issue('max_items', `Choose at most ${maxItems}.`);
+      return (v) => {
+        if (!Array.isArray(v)) return wrongType;
+        if (maxItems !== undefined && v.length > maxItems) return many;
+        if (v.length > options.size) return repeated;
+        const seen = v.length > 8 ? new Set<string>() : undefined;
+        for (let i = 0; i < v.length; i++) {
+          const item: unknown = v[i];
+          if (typeof item !== 'string' || !options.has(item)) return wrong;
+          if (seen !== undefined) {
+            if (seen.has(item)) return repeated;
+            seen.add(item);
+          } else {
+            for (let j = 0; j < i; j++) if (v[j] === item) return repeated;
+          }
+        }
+        if (minItems !== undefined && v.length < minItems) return few;
+        return undefined;
+      };
+    }
+  }
 }
 
 /** Returns the first problem with `value` for this field, or undefined when it is valid. */
 export function checkValue(p: PreparedField, value: unknown): AnswerIssue | undefined {
-  const f = p.field;
-  switch (f.kind) {
-    case 'text': {
-      if (typeof value !== 'string') return issue('type', p.name, 'Enter text.');
-      if (value.length > p.maxAnswerLength) {
-        return issue('too_large', p.name, `Enter at most ${p.maxAnswerLength} characters.`);
-      }
-      if (f.minLength !== undefined && value.length < f.minLength * 2) {
-        if (codePointLength(value) < f.minLength) {
-          return issue(
-            'min_length',
-            p.name,
-            `Enter at least ${plural(f.minLength, 'character', 'characters')}.`,
-          );
-        }
-      }
-      if (f.maxLength !== undefined && value.length > f.maxLength) {
-        if (codePointLength(value) > f.maxLength) {
-          return issue(
-            'max_length',
-            p.name,
-            `Enter at most ${plural(f.maxLength, 'character', 'characters')}.`,
-          );
-        }
-      }
-      if (f.format !== undefined && !checkFormat(f.format, value)) {
-        return issue('format', p.name, FORMAT_HINT[f.format]);
-      }
-      if (p.regex !== undefined && !p.regex.test(value)) {
-        return issue('pattern', p.name, `Use the expected format (pattern ${f.pattern}).`);
-      }
-      return undefined;
-    }
-    case 'number': {
-      if (typeof value !== 'number' || !Number.isFinite(value)) {
-        return issue('type', p.name, f.integer ? 'Enter a whole number.' : 'Enter a number.');
-      }
-      if (f.integer && !Number.isInteger(value))
-        return issue('integer', p.name, 'Enter a whole number.');
-      if (f.minimum !== undefined && value < f.minimum) {
-        return issue('minimum', p.name, `Enter a number of at least ${f.minimum}.`);
-      }
-      if (f.maximum !== undefined && value > f.maximum) {
-        return issue('maximum', p.name, `Enter a number of at most ${f.maximum}.`);
-      }
-      return undefined;
-    }
-    case 'boolean':
-      return typeof value === 'boolean' ? undefined : issue('type', p.name, 'Choose yes or no.');
-    case 'select':
-      if (typeof value !== 'string' || !(p.options as ReadonlySet<string>).has(value)) {
-        return issue('option', p.name, `Choose ${optionList(f.options)}.`);
-      }
-      return undefined;
-    case 'multiselect': {
-      if (!Array.isArray(value)) return issue('type', p.name, 'Choose from the listed options.');
-      const options = p.options as ReadonlySet<string>;
-      if (f.maxItems !== undefined && value.length > f.maxItems) {
-        return issue('max_items', p.name, `Choose at most ${f.maxItems}.`);
-      }
-      if (value.length > options.size) {
-        return issue('duplicate_item', p.name, 'Choose each option only once.');
-      }
-      const seen = value.length > 8 ? new Set<string>() : undefined;
-      for (let i = 0; i < value.length; i++) {
-        const item: unknown = value[i];
-        if (typeof item !== 'string' || !options.has(item)) {
-          return issue(
-            'option',
-            p.name,
-            `Choose only from ${optionList(f.options).replace(/^one of/, 'these')}.`,
-          );
-        }
-        if (seen !== undefined) {
-          if (seen.has(item))
-            return issue('duplicate_item', p.name, 'Choose each option only once.');
-          seen.add(item);
-        } else {
-          for (let j = 0; j < i; j++) {
-            if (value[j] === item)
-              return issue('duplicate_item', p.name, 'Choose each option only once.');
-          }
-        }
-      }
-      if (f.minItems !== undefined && value.length < f.minItems) {
-        return issue('min_items', p.name, `Choose at least ${f.minItems}.`);
-      }
-      return undefined;
-    }
-  }
+  return p.check(value);
 }

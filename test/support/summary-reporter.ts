@@ -15,6 +15,8 @@ export default class SummaryReporter implements Reporter {
       }
       if (mod.state() === 'failed' && mod.children.size === 0) failed++;
     }
-    process.stdout.write(`\ntests: ${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}\n`);
+    process.stdout.write(
+      `\ntests: ${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}\n`,
+    );
   }
 }

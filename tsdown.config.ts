@@ -1,0 +1,16 @@
+import { defineConfig } from 'tsdown';
+
+export default defineConfig({
+  entry: {
+    index: 'src/index.ts',
+    'schema/index': 'src/schema/index.ts',
+    'cli/main': 'src/cli/main.ts',
+  },
+  format: 'esm',
+  platform: 'node',
+  target: 'node22',
+  dts: true,
+  fixedExtension: false,
+  clean: true,
+  outDir: 'dist',
+});
