@@ -6,6 +6,7 @@
 
 import { ElicitError } from '../errors.ts';
 import { type CheckedSchema, type CheckOptions, checkSchema } from './check.ts';
+import { generateValidator } from './codegen.ts';
 import type { AnswerIssue, SchemaIssue } from './issues.ts';
 import { formatPath } from './issues.ts';
 import { DEFAULT_LIMITS } from './limits.ts';
@@ -37,6 +38,8 @@ export interface CompiledSchema extends CheckedSchema {
   validate(content: unknown): readonly AnswerIssue[];
   /** Applies defaults to missing fields, then validates. Never mutates `content`. */
   parse(content: unknown): ParseResult;
+  /** The same checks without generated code (what runs where `new Function` is not allowed). */
+  validateByClosures(content: unknown): readonly AnswerIssue[];
   /** Field by property name (`__proto__` and friends are plain names). */
   field(name: string): Field | undefined;
 }
@@ -89,7 +92,7 @@ function build(checked: CheckedSchema): CompiledSchema {
     return issue;
   };
 
-  function validate(content: unknown): readonly AnswerIssue[] {
+  function validateByClosures(content: unknown): readonly AnswerIssue[] {
     if (content === null || typeof content !== 'object' || Array.isArray(content))
       return NOT_OBJECT;
     const record = content as Record<string, unknown>;
@@ -119,6 +122,16 @@ function build(checked: CheckedSchema): CompiledSchema {
     return issues ?? NO_ISSUES;
   }
 
+  const validate: (content: unknown) => readonly AnswerIssue[] =
+    generateValidator({
+      fields: prepared,
+      byName,
+      noIssues: NO_ISSUES,
+      notObject: NOT_OBJECT,
+      unknownKey,
+      maxAnswerLength: limits.maxAnswerLength,
+    }) ?? validateByClosures;
+
   function parse(content: unknown): ParseResult {
     if (content === null || typeof content !== 'object' || Array.isArray(content)) {
       return { ok: false, issues: NOT_OBJECT };
@@ -138,6 +151,7 @@ function build(checked: CheckedSchema): CompiledSchema {
   return Object.freeze({
     ...checked,
     validate,
+    validateByClosures,
     parse,
     field: (name: string) => byName.get(name),
   });

@@ -17,6 +17,8 @@ export interface PreparedField {
   /** The name is also a property of Object.prototype: read it with an own-property check. */
   readonly inherited: boolean;
   readonly missing: AnswerIssue;
+  /** Every issue this field can report, by code (built once, frozen). */
+  readonly issues: Readonly<Partial<Record<AnswerIssueCode, AnswerIssue>>>;
   /** The first problem with a present value, or undefined when it is valid. */
   readonly check: (value: unknown) => AnswerIssue | undefined;
 }
@@ -59,15 +61,22 @@ function optionList(options: readonly Option[], lead: string): string {
 
 export function prepareField(field: Field, maxAnswerLength: number): PreparedField {
   const name = field.name;
-  const issue = (code: AnswerIssueCode, message: string): AnswerIssue =>
-    Object.freeze({ code, field: name, message });
+  const issues: Partial<Record<AnswerIssueCode, AnswerIssue>> = {};
+  const issue = (code: AnswerIssueCode, message: string): AnswerIssue => {
+    const made = Object.freeze({ code, field: name, message });
+    issues[code] = made;
+    return made;
+  };
+  const missing = issue('required', 'This field is required.');
+  const check = specialise(field, maxAnswerLength, issue);
   return {
     field,
     name,
     required: field.required,
     inherited: name in Object.prototype,
-    missing: issue('required', 'This field is required.'),
-    check: specialise(field, maxAnswerLength, issue),
+    missing,
+    issues,
+    check,
   };
 }
 

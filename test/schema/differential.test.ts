@@ -219,6 +219,8 @@ describe('validator vs Ajv + ajv-formats', () => {
             });
           const ajvValid = ajv.validate(toAjvSchema(schema as never), answer);
           const ours = compiled.validate(answer).length === 0;
+          // The generated validator and the closure fallback report exactly the same issues.
+          expect(compiled.validate(answer)).toEqual(compiled.validateByClosures(answer));
           if (ajvValid !== ours) {
             // Ajv reads `required` names through the prototype chain, so a missing "constructor"
             // or "__proto__" counts as present there; we only count own properties.

@@ -1,0 +1,44 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const cli = (args: string[]) =>
+  spawnSync(process.execPath, ['src/cli/main.ts', ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+
+describe('elicit CLI', () => {
+  it('demo runs the self-check and exits 0 without a terminal', () => {
+    const out = execFileSync(process.execPath, ['src/cli/main.ts', 'demo'], {
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    expect(out).toContain('elicit: schema engine self-check');
+    expect(out).toContain('all good');
+  });
+  it('check reports problems with a non-zero exit', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'elicit-'));
+    const bad = join(dir, 'bad.json');
+    writeFileSync(
+      bad,
+      JSON.stringify({ type: 'object', properties: { a: { type: 'string', default: 'x' } } }),
+    );
+    const old = cli(['check', bad, '--revision', '2025-06-18']);
+    expect(old.status).toBe(1);
+    expect(old.stdout).toContain('keyword_revision properties.a.default');
+    const ok = cli(['check', bad]);
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toContain('ok: 1 field(s), valid for 2026-07-28');
+  });
+  it('explains bad usage', () => {
+    expect(cli(['check']).stderr).toContain('elicit check needs a file');
+    expect(cli(['nope']).status).toBe(2);
+    expect(cli(['--help']).stdout).toContain('Usage:');
+    expect(cli(['check', 'x.json', '--revision', '2024']).stderr).toContain(
+      '--revision must be one of',
+    );
+  });
+});
