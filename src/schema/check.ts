@@ -118,20 +118,19 @@ class Checker {
   text(obj: Obj, key: string, path: Path, max = this.limits.maxTextLength): string | undefined {
     if (!has(obj, key)) return undefined;
     const value = obj[key];
-    const at = [...path, key];
     if (typeof value !== 'string') {
       this.error(
         'keyword_type',
-        at,
-        `${formatPath(at)} must be a string, got ${describeType(value)}.`,
+        [...path, key],
+        `${formatPath([...path, key])} must be a string, got ${describeType(value)}.`,
       );
       return undefined;
     }
     if (value.length > max) {
       this.error(
         'too_long',
-        at,
-        `${formatPath(at)} has ${value.length} characters; the limit is ${max}. Shorten it.`,
+        [...path, key],
+        `${formatPath([...path, key])} has ${value.length} characters; the limit is ${max}. Shorten it.`,
       );
       return undefined;
     }
@@ -141,20 +140,19 @@ class Checker {
   count(obj: Obj, key: string, path: Path): number | undefined {
     if (!has(obj, key)) return undefined;
     const value = obj[key];
-    const at = [...path, key];
     if (typeof value !== 'number') {
       this.error(
         'keyword_type',
-        at,
-        `${formatPath(at)} must be a number, got ${describeType(value)}.`,
+        [...path, key],
+        `${formatPath([...path, key])} must be a number, got ${describeType(value)}.`,
       );
       return undefined;
     }
     if (!Number.isSafeInteger(value) || value < 0) {
       this.error(
         'keyword_range',
-        at,
-        `${formatPath(at)} must be a whole number of 0 or more, got ${preview(value)}.`,
+        [...path, key],
+        `${formatPath([...path, key])} must be a whole number of 0 or more, got ${preview(value)}.`,
       );
       return undefined;
     }
@@ -164,12 +162,11 @@ class Checker {
   bound(obj: Obj, key: string, path: Path): number | undefined {
     if (!has(obj, key)) return undefined;
     const value = obj[key];
-    const at = [...path, key];
     if (typeof value !== 'number' || !Number.isFinite(value)) {
       this.error(
         'keyword_type',
-        at,
-        `${formatPath(at)} must be a finite number, got ${preview(value)}.`,
+        [...path, key],
+        `${formatPath([...path, key])} must be a finite number, got ${preview(value)}.`,
       );
       return undefined;
     }
@@ -229,15 +226,15 @@ class Checker {
     let ok = true;
     for (let i = 0; i < list.length; i++) {
       const entry: unknown = list[i];
-      const at = [...path, i];
+      const at = (): Path => [...path, i];
       let value: unknown = entry;
       let label: unknown;
       if (titled) {
         if (!isObject(entry)) {
           this.error(
             'option_invalid',
-            at,
-            `${formatPath(at)} must be an object {const, title}, got ${describeType(entry)}.`,
+            at(),
+            `${formatPath(at())} must be an object {const, title}, got ${describeType(entry)}.`,
           );
           ok = false;
           continue;
@@ -251,15 +248,15 @@ class Checker {
         ) {
           this.error(
             'option_invalid',
-            [...at, 'title'],
-            `${formatPath([...at, 'title'])} must be a non-empty string of at most ${this.limits.maxTextLength} characters.`,
+            [...at(), 'title'],
+            `${formatPath([...at(), 'title'])} must be a non-empty string of at most ${this.limits.maxTextLength} characters.`,
           );
           ok = false;
           continue;
         }
-        this.warnUnknown(entry, OPTION_KNOWN, at);
+        this.warnUnknown(entry, OPTION_KNOWN, at());
       }
-      const valueAt = titled ? [...at, 'const'] : at;
+      const valueAt = (): Path => (titled ? [...path, i, 'const'] : [...path, i]);
       if (
         typeof value !== 'string' ||
         value.length === 0 ||
@@ -267,8 +264,8 @@ class Checker {
       ) {
         this.error(
           'option_invalid',
-          valueAt,
-          `${formatPath(valueAt)} must be a non-empty string of at most ${this.limits.maxTextLength} characters, got ${preview(value)}.`,
+          valueAt(),
+          `${formatPath(valueAt())} must be a non-empty string of at most ${this.limits.maxTextLength} characters, got ${preview(value)}.`,
         );
         ok = false;
         continue;
@@ -276,8 +273,8 @@ class Checker {
       if (seen.has(value)) {
         this.error(
           'option_duplicate',
-          valueAt,
-          `${formatPath(valueAt)} repeats the option ${preview(value)}; each option must be unique.`,
+          valueAt(),
+          `${formatPath(valueAt())} repeats the option ${preview(value)}; each option must be unique.`,
         );
         ok = false;
         continue;
