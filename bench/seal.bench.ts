@@ -1,0 +1,52 @@
+/** Sealed requestState vs the SDK's HMAC codec, in the same run. */
+import { createRequestStateCodec } from '@modelcontextprotocol/server';
+import { createSealer, generateKeySecret } from '../src/server/seal.ts';
+import { type Row, single, timeAsyncMs } from './harness.ts';
+
+export default async function run(): Promise<Row[]> {
+  const sealer = createSealer({ keyring: { keys: [{ id: 'k1', secret: generateKeySecret() }] } });
+  const bind = {
+    principal: 'iss|alice',
+    method: 'tools/call',
+    name: 'book',
+    args: { city: 'Oslo' },
+  };
+  const journal = {
+    a: { trip: { action: 'accept', content: { name: 'Ann', seat: 'w', bags: 1 } } },
+    s: { booked: 'BK-1234' },
+  };
+  const rows: Row[] = [
+    single(
+      'server: requestState',
+      'seal + open (AES-256-GCM, bound)',
+      () => sealer.open(sealer.seal(journal, bind, 2), bind),
+      10_000,
+    ),
+  ];
+  const codec = createRequestStateCodec<typeof journal>({
+    key: new Uint8Array(32).fill(7),
+    ttlSeconds: 600,
+  });
+  const sdkMs = await timeAsyncMs(
+    async () => codec.verify(await codec.mint(journal), undefined as never),
+    800,
+  );
+  const ours = rows[0] as Row;
+  rows.push({
+    group: 'server: requestState',
+    name: 'seal + open vs SDK createRequestStateCodec mint + verify (HMAC, unbound)',
+    value: ours.value,
+    unit: 'ns/op',
+    baseline: { name: 'SDK codec', value: sdkMs * 1e6 },
+    ratio: ours.value / (sdkMs * 1e6),
+  });
+  rows.push({
+    group: 'server: requestState',
+    name: 'sealed size of a 3-step journal with small answers',
+    value: sealer.seal({ ...journal, k: ['trip', 'pay', 'confirm'] }, bind, 3).length,
+    unit: 'B',
+    target: '≤ 600 B',
+    met: sealer.seal({ ...journal, k: ['trip', 'pay', 'confirm'] }, bind, 3).length <= 600,
+  });
+  return rows;
+}
