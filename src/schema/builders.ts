@@ -215,7 +215,7 @@ export interface Form<T> {
   /** Applies defaults and validates; on success the value is typed. */
   parse(content: unknown): ParseResult<T>;
   /** Extra checks the wire cannot express (e.g. a Standard Schema's refinements); run after parse(). */
-  readonly refine?: (value: T) => ParseResult<T> | Promise<ParseResult<T>>;
+  refine?(value: T): ParseResult<T> | Promise<ParseResult<T>>;
   /** @internal type carrier */
   readonly __answer?: T;
 }

@@ -1,0 +1,199 @@
+/**
+ * The `ask` object a handler receives. One API, two engines:
+ * - legacy (2025-06-18 / 2025-11-25 sessions): each ask sends a request through the SDK and
+ *   awaits the answer;
+ * - modern (2026-07-28): the handler is replayed. Answers and step results live in a sealed
+ *   journal carried in `requestState`; the first unanswered ask suspends the run, and every
+ *   pending request goes back to the client in one `input_required` result.
+ *
+ * Both engines validate every answer against the form before the handler sees it, re-asking
+ * with the reasons (bounded), and never send a mode the client did not declare.
+ */
+import type {
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ListRootsResult,
+} from '@modelcontextprotocol/server';
+import { lower } from '../schema/convert.ts';
+import type { AnswerIssue, Content, Form, StandardSchemaLike } from '../schema/index.ts';
+import {
+  AnswerRejectedError,
+  AskUsageError,
+  ElicitationUnsupportedError,
+  ReplayError,
+} from './errors.ts';
+import type { FormInput, ResolvedForm } from './forms.ts';
+
+/** The outcome of one form: values, not exceptions. */
+export type FormResult<T> =
+  | { readonly action: 'accept'; readonly content: T }
+  | { readonly action: 'decline' }
+  | { readonly action: 'cancel' };
+
+export interface FormOptions {
+  /** What is asked and why; shown to the user. Defaults to a list of the field titles. */
+  readonly message?: string;
+}
+
+/** The answer type of a form input: typed for builders and Standard Schemas, Content otherwise. */
+export type AnswerOf<F> = F extends Form<infer T> ? T : F extends StandardSchemaLike<infer T> ? T : Content;
+
+/** One entry of `ask.all`. */
+export interface FormSpec<F extends FormInput = FormInput> {
+  readonly form: F;
+  readonly message?: string;
+}
+
+export interface Ask {
+  /** Asks for a form and returns the user's validated answer (or decline / cancel). */
+  form<F extends FormInput>(
+    key: string,
+    form: F,
+    options?: FormOptions,
+  ): Promise<FormResult<AnswerOf<F>>>;
+  /** Asks several forms in one round (in parallel on legacy sessions). */
+  all<S extends Record<string, FormSpec>>(
+    specs: S,
+  ): Promise<{ [K in keyof S]: FormResult<AnswerOf<S[K]['form']>> }>;
+  /** Runs a side effect once; its JSON result is journaled so a replay returns it without running it. */
+  step<T>(key: string, fn: () => T | Promise<T>): Promise<T>;
+  /** Like step, and refused if the same request state is presented again (single-use). */
+  once<T>(key: string, fn: () => T | Promise<T>): Promise<T>;
+  /** Asks the client's model for a completion (sampling). */
+  sample(key: string, params: CreateMessageRequestParams): Promise<CreateMessageResult>;
+  /** Asks the client for its roots. */
+  roots(key: string): Promise<ListRootsResult>;
+  /** Whether the client declared a capability: `form`, `url`, `sampling` or `roots`. */
+  can(what: 'form' | 'url' | 'sampling' | 'roots'): boolean;
+  /** The protocol revision of this request. */
+  readonly revision: string;
+}
+
+export interface AskLimits {
+  /** Attempts at a valid answer per form before giving up; default 3. */
+  readonly maxAttempts: number;
+  /** Milliseconds to wait for a person on legacy sessions; default 10 minutes. */
+  readonly timeoutMs: number;
+  /** Rounds of input on 2026-07-28 before giving up; default 16. */
+  readonly maxRounds: number;
+  /** Keys asked in one round; default 32. */
+  readonly maxKeysPerRound: number;
+}
+
+export const DEFAULT_ASK_LIMITS: AskLimits = Object.freeze({
+  maxAttempts: 3,
+  timeoutMs: 600_000,
+  maxRounds: 16,
+  maxKeysPerRound: 32,
+});
+
+const KEY = /^[A-Za-z0-9_.:-]{1,64}$/;
+export function checkKey(key: string): void {
+  if (typeof key !== 'string' || !KEY.test(key)) {
+    throw new AskUsageError(
+      `ask key ${JSON.stringify(key)} must be 1-64 letters, digits, "_", ".", ":" or "-", and stable across calls.`,
+    );
+  }
+}
+
+export function declares(
+  caps: ClientCapabilities | undefined,
+  what: 'form' | 'url' | 'sampling' | 'roots',
+): boolean {
+  if (caps === undefined) return false;
+  if (what === 'sampling') return caps.sampling !== undefined;
+  if (what === 'roots') return caps.roots !== undefined;
+  const e = caps.elicitation as Record<string, unknown> | undefined;
+  if (e === undefined || e === null) return false;
+  if (what === 'form') return e.form !== undefined || Object.keys(e).length === 0;
+  return e.url !== undefined;
+}
+
+export function defaultMessage(form: ResolvedForm): string {
+  const names = form.schema.fields.map((f) => f.title ?? f.name);
+  return names.length === 0 ? 'Please confirm.' : `Please provide: ${names.join(', ')}.`;
+}
+
+export function withReasons(
+  message: string,
+  issues: readonly AnswerIssue[],
+  form: ResolvedForm,
+): string {
+  const lines = issues.map((i) => {
+    const field = i.field === undefined ? undefined : form.schema.field(i.field);
+    return `- ${field?.title ?? i.field ?? 'answer'}: ${i.message}`;
+  });
+  return `${message}\n\nThe previous answer could not be used:\n${lines.join('\n')}`;
+}
+
+/**
+ * Checks one elicitation response for a form. Returns the result to hand to the handler, or
+ * the issues to re-ask with. `mapAnswer` undoes a conversion for an older peer.
+ */
+export async function judge(
+  form: ResolvedForm,
+  response: unknown,
+  mapAnswer?: (c: Readonly<Record<string, unknown>>) => Content,
+): Promise<{ result: FormResult<unknown> } | { issues: readonly AnswerIssue[] }> {
+  if (response === null || typeof response !== 'object' || Array.isArray(response)) {
+    return {
+      issues: [
+        {
+          code: 'not_object',
+          field: undefined,
+          message: 'The response was not an elicitation result.',
+        },
+      ],
+    };
+  }
+  const { action, content } = response as { action?: unknown; content?: unknown };
+  if (action === 'decline' || action === 'cancel') return { result: { action } };
+  if (action !== 'accept') {
+    return {
+      issues: [
+        {
+          code: 'type',
+          field: undefined,
+          message: 'The response had no valid action (accept, decline or cancel).',
+        },
+      ],
+    };
+  }
+  let answer = content ?? {};
+  if (
+    mapAnswer !== undefined &&
+    answer !== null &&
+    typeof answer === 'object' &&
+    !Array.isArray(answer)
+  ) {
+    answer = mapAnswer(answer as Record<string, unknown>);
+  }
+  const parsed = form.schema.parse(answer);
+  if (!parsed.ok) return { issues: parsed.issues };
+  if (form.refine !== undefined) {
+    const refined = await form.refine(parsed.value as never);
+    if (!refined.ok) return { issues: refined.issues };
+    return { result: { action: 'accept', content: refined.value } };
+  }
+  return { result: { action: 'accept', content: parsed.value } };
+}
+
+export function rejected(
+  key: string,
+  attempts: number,
+  issues: readonly AnswerIssue[],
+): AnswerRejectedError {
+  return new AnswerRejectedError(
+    key,
+    attempts,
+    issues.map((i) => `${i.field ?? 'answer'}: ${i.message}`).join('; '),
+  );
+}
+
+/** Lowers a form for an older peer (memoised per compiled schema). */
+export function forRevision(form: ResolvedForm, revision: string) {
+  return lower(form.schema, revision === '2025-06-18' ? '2025-06-18' : '2025-11-25');
+}
+
+export { AskUsageError, ElicitationUnsupportedError, ReplayError };

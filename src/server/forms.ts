@@ -1,0 +1,47 @@
+/**
+ * What `ask.form` accepts (a typed Form, a Standard Schema such as zod, or a raw
+ * requestedSchema) turned into one shape: a compiled schema plus optional refinement.
+ * Resolved once per form object and cached, so handlers may build forms per call.
+ */
+import {
+  type CompiledSchema,
+  compileSchema,
+  type Form,
+  fromStandardSchema,
+  type ParseResult,
+  type StandardSchemaLike,
+} from '../schema/index.ts';
+import { AskUsageError } from './errors.ts';
+
+export interface ResolvedForm {
+  readonly schema: CompiledSchema;
+  readonly refine:
+    | ((value: never) => ParseResult<unknown> | Promise<ParseResult<unknown>>)
+    | undefined;
+}
+
+/** Anything `ask.form` can take. */
+export type FormInput<T = unknown> = Form<T> | StandardSchemaLike<T> | Record<string, unknown>;
+
+const resolved = new WeakMap<object, ResolvedForm>();
+
+function isForm(value: object): value is Form<unknown> {
+  return 'schema' in value && 'requestedSchema' in value && 'parse' in value;
+}
+
+export function resolveForm(input: FormInput): ResolvedForm {
+  if (input === null || typeof input !== 'object')
+    throw new AskUsageError(
+      'ask.form needs a form: a form() from elicit/schema, a zod object, or a requestedSchema.',
+    );
+  const hit = resolved.get(input);
+  if (hit !== undefined) return hit;
+  let out: ResolvedForm;
+  if (isForm(input)) out = { schema: input.schema, refine: input.refine as ResolvedForm['refine'] };
+  else if ('~standard' in input) {
+    const { form } = fromStandardSchema(input as StandardSchemaLike);
+    out = { schema: form.schema, refine: form.refine as ResolvedForm['refine'] };
+  } else out = { schema: compileSchema(input), refine: undefined };
+  resolved.set(input, out);
+  return out;
+}

@@ -1,0 +1,88 @@
+/** The legacy engine: 2025-06-18 / 2025-11-25 sessions, where the server can push requests. */
+import type { ClientCapabilities, McpServer, ServerContext } from '@modelcontextprotocol/server';
+import {
+  type Ask,
+  type AskLimits,
+  checkKey,
+  declares,
+  defaultMessage,
+  type FormResult,
+  forRevision,
+  judge,
+  rejected,
+  withReasons,
+} from './ask.ts';
+import { ElicitationUnsupportedError } from './errors.ts';
+import { resolveForm } from './forms.ts';
+
+export function legacyAsk(ctx: ServerContext, mcp: McpServer, limits: AskLimits): Ask {
+  const caps: ClientCapabilities | undefined = mcp.server.getClientCapabilities();
+  const revision = mcp.server.getNegotiatedProtocolVersion() ?? '2025-11-25';
+  const options = () => ({
+    relatedRequestId: ctx.mcpReq.id,
+    timeout: limits.timeoutMs,
+    signal: ctx.mcpReq.signal,
+  });
+
+  const ask: Ask = {
+    revision,
+    can: (what) => declares(caps, what),
+    async form(key, input, opts) {
+      checkKey(key);
+      if (!declares(caps, 'form')) throw new ElicitationUnsupportedError('form elicitation');
+      const form = resolveForm(input);
+      const lowered = forRevision(form, revision);
+      const message = opts?.message ?? defaultMessage(form);
+      let issues: Parameters<typeof withReasons>[1] = [];
+      for (let attempt = 1; attempt <= limits.maxAttempts; attempt++) {
+        const response = await ctx.mcpReq.elicitInput(
+          {
+            mode: 'form',
+            message: attempt === 1 ? message : withReasons(message, issues, form),
+            requestedSchema: lowered.requestedSchema as never,
+          },
+          options(),
+        );
+        const verdict = await judge(
+          form,
+          response,
+          lowered.identity ? undefined : lowered.mapAnswer,
+        );
+        if ('result' in verdict) return verdict.result as never;
+        issues = verdict.issues;
+      }
+      throw rejected(key, limits.maxAttempts, issues);
+    },
+    async all(specs) {
+      const keys = Object.keys(specs);
+      const results = await Promise.all(
+        keys.map((k) => ask.form(k, (specs[k] as { form: never }).form, specs[k])),
+      );
+      return Object.fromEntries(
+        keys.map((k, i) => [k, results[i] as FormResult<unknown>]),
+      ) as never;
+    },
+    async step(key, fn) {
+      checkKey(key);
+      return fn();
+    },
+    async once(key, fn) {
+      checkKey(key);
+      return fn();
+    },
+    async sample(key, params) {
+      checkKey(key);
+      if (!declares(caps, 'sampling')) throw new ElicitationUnsupportedError('sampling');
+      return (await ctx.mcpReq.requestSampling(params, options())) as never;
+    },
+    async roots(key) {
+      checkKey(key);
+      if (!declares(caps, 'roots')) throw new ElicitationUnsupportedError('roots');
+      return (await ctx.mcpReq.send(
+        { method: 'roots/list' } as never,
+        options() as never,
+      )) as never;
+    },
+  };
+  return ask;
+}

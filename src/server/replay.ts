@@ -1,0 +1,183 @@
+/**
+ * The modern engine (2026-07-28): the handler is replayed each round. A run opens the journal,
+ * takes the client's answers for the keys the previous round asked (others are ignored), runs
+ * the handler until the first unanswered ask, and collects every pending request.
+ */
+import { randomBytes } from 'node:crypto';
+import type {
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  InputRequest,
+} from '@modelcontextprotocol/server';
+import {
+  type Ask,
+  type AskLimits,
+  checkKey,
+  declares,
+  defaultMessage,
+  type FormOptions,
+  type FormResult,
+  judge,
+  rejected,
+  withReasons,
+} from './ask.ts';
+import { ElicitationUnsupportedError, ReplayError } from './errors.ts';
+import { type FormInput, resolveForm } from './forms.ts';
+import type { OnceStore } from './once-store.ts';
+
+/** What the sealed requestState carries between rounds. */
+export interface Journal {
+  /** Flow nonce: names this flow's single-use markers. */
+  n: string;
+  /** Accepted responses by key (re-validated on every replay). */
+  a: Record<string, unknown>;
+  /** Step results by key. */
+  s: Record<string, unknown>;
+  /** Keys asked in the previous round: the only answers taken. */
+  p: string[];
+  /** Invalid attempts by key. */
+  t: Record<string, number>;
+}
+
+export function freshJournal(): Journal {
+  return { n: randomBytes(12).toString('base64url'), a: {}, s: {}, p: [], t: {} };
+}
+
+/** Thrown by an ask that has to wait for the client; the runner turns it into input_required. */
+export const SUSPEND: unique symbol = Symbol('elicit.suspend');
+
+export interface Run {
+  readonly journal: Journal;
+  /** No requestState came in: answers for whatever this run asks are taken. */
+  readonly fresh: boolean;
+  readonly responses: Readonly<Record<string, unknown>> | undefined;
+  readonly caps: ClientCapabilities | undefined;
+  readonly pending: Map<string, InputRequest>;
+  readonly once: OnceStore;
+  readonly onceTtlMs: number;
+  readonly limits: AskLimits;
+  readonly revision: string;
+}
+
+function offered(run: Run, key: string): unknown {
+  if (run.responses === undefined || !Object.hasOwn(run.responses, key)) return undefined;
+  if (!run.fresh && !run.journal.p.includes(key)) return undefined;
+  return run.responses[key];
+}
+
+function suspendIfPending(run: Run): void {
+  if (run.pending.size > 0) throw SUSPEND;
+}
+
+export function modernAsk(run: Run): Ask {
+  const { journal } = run;
+
+  async function resolveOne(
+    key: string,
+    input: FormInput,
+    opts?: FormOptions,
+  ): Promise<FormResult<unknown> | undefined> {
+    checkKey(key);
+    const form = resolveForm(input);
+    if (Object.hasOwn(journal.a, key)) {
+      const verdict = await judge(form, journal.a[key]);
+      if ('result' in verdict) return verdict.result;
+    }
+    if (!declares(run.caps, 'form')) throw new ElicitationUnsupportedError('form elicitation');
+    const message = opts?.message ?? defaultMessage(form);
+    const response = offered(run, key);
+    let text = message;
+    if (response !== undefined) {
+      const verdict = await judge(form, response);
+      if ('result' in verdict) {
+        journal.a[key] = response;
+        return verdict.result;
+      }
+      const attempts = (journal.t[key] ?? 0) + 1;
+      journal.t[key] = attempts;
+      if (attempts >= run.limits.maxAttempts) throw rejected(key, attempts, verdict.issues);
+      text = withReasons(message, verdict.issues, form);
+    }
+    run.pending.set(key, {
+      method: 'elicitation/create',
+      params: { mode: 'form', message: text, requestedSchema: form.schema.requestedSchema },
+    } as InputRequest);
+    return undefined;
+  }
+
+  async function journaled<T>(key: string, fn: () => T | Promise<T>): Promise<T> {
+    const value = await fn();
+    // Journal the JSON form, and hand back the same form the replays will see.
+    const json = value === undefined ? null : JSON.parse(JSON.stringify(value));
+    journal.s[key] = json;
+    return json as T;
+  }
+
+  async function raw<T>(
+    key: string,
+    capability: 'sampling' | 'roots',
+    request: InputRequest,
+    valid: (r: unknown) => boolean,
+  ): Promise<T> {
+    checkKey(key);
+    if (Object.hasOwn(journal.a, key)) return journal.a[key] as T;
+    if (!declares(run.caps, capability)) throw new ElicitationUnsupportedError(capability);
+    const response = offered(run, key);
+    if (response !== undefined && valid(response)) {
+      journal.a[key] = response;
+      return response as T;
+    }
+    run.pending.set(key, request);
+    throw SUSPEND;
+  }
+
+  const ask: Ask = {
+    revision: run.revision,
+    can: (what) => declares(run.caps, what),
+    async form(key, input, opts) {
+      const result = await resolveOne(key, input, opts);
+      if (result === undefined) throw SUSPEND;
+      return result as never;
+    },
+    async all(specs) {
+      const keys = Object.keys(specs);
+      const results: Record<string, FormResult<unknown> | undefined> = {};
+      for (const k of keys) {
+        const spec = specs[k] as { form: FormInput; message?: string };
+        results[k] = await resolveOne(k, spec.form, spec);
+      }
+      suspendIfPending(run);
+      return results as never;
+    },
+    async step(key, fn) {
+      checkKey(key);
+      if (Object.hasOwn(journal.s, key)) return journal.s[key] as never;
+      return journaled(key, fn);
+    },
+    async once(key, fn) {
+      checkKey(key);
+      if (Object.hasOwn(journal.s, key)) return journal.s[key] as never;
+      if (!(await run.once.consume(`${journal.n}:${key}`, run.onceTtlMs)))
+        throw new ReplayError(key);
+      return journaled(key, fn);
+    },
+    sample(key, params: CreateMessageRequestParams) {
+      return raw(
+        key,
+        'sampling',
+        { method: 'sampling/createMessage', params } as InputRequest,
+        (r) => typeof r === 'object' && r !== null && 'content' in r && 'role' in r,
+      );
+    },
+    roots(key) {
+      return raw(
+        key,
+        'roots',
+        { method: 'roots/list', params: {} } as InputRequest,
+        (r) =>
+          typeof r === 'object' && r !== null && Array.isArray((r as { roots?: unknown }).roots),
+      );
+    },
+  };
+  return ask;
+}

@@ -1,0 +1,142 @@
+/**
+ * One tool, written once, run on both eras through the real SDK client: legacy over an
+ * in-memory session, modern through createMcpHandler in-process.
+ */
+import {
+  Client,
+  InMemoryTransport,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import { afterEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { choice, form, integer, text } from '../../src/schema/index.ts';
+import { createServer } from '../../src/server/index.ts';
+
+const trip = form({
+  name: text({ minLength: 1 }),
+  seat: choice({ w: 'Window', a: 'Aisle' }),
+  bags: integer({ min: 0, max: 3, default: 1 }),
+});
+let booked = 0;
+
+function app() {
+  return createServer({ name: 'test', version: '1.0.0' }).tool(
+    'book',
+    { description: 'Book a trip', inputSchema: z.object({ city: z.string() }) },
+    async ({ city }, ask) => {
+      const t = await ask.form('trip', trip, { message: `Trip to ${city}?` });
+      if (t.action !== 'accept') return `no booking (${t.action})`;
+      const ref = await ask.step('book', () => `BK-${++booked}`);
+      const ok = await ask.form('confirm', form({ ok: choice(['yes', 'no']) }), {
+        message: `Confirm ${ref} for ${t.content.name}?`,
+      });
+      if (ok.action !== 'accept' || ok.content.ok !== 'yes') return `not confirmed ${ref}`;
+      return `booked ${ref}: ${t.content.name}, seat ${t.content.seat}, ${t.content.bags} bag(s), ${city}`;
+    },
+  );
+}
+
+type Answer = (req: {
+  message: string;
+  requestedSchema: { properties: Record<string, unknown> };
+}) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
+
+function client(answer: Answer, seen: string[]) {
+  const c = new Client(
+    { name: 'c', version: '1' },
+    { capabilities: { elicitation: { form: {} } } },
+  );
+  c.setRequestHandler('elicitation/create', async (req) => {
+    const params = req.params as unknown as Parameters<Answer>[0];
+    seen.push(params.message);
+    return answer(params) as never;
+  });
+  return c;
+}
+
+const answers: Answer = (req) => {
+  if ('ok' in req.requestedSchema.properties) return { action: 'accept', content: { ok: 'yes' } };
+  return { action: 'accept', content: { name: 'Ann', seat: 'a' } };
+};
+
+async function legacy(answer: Answer, seen: string[] = []) {
+  const [ct, st] = InMemoryTransport.createLinkedPair();
+  await app().build('legacy').connect(st);
+  const c = client(answer, seen);
+  await c.connect(ct);
+  return c;
+}
+
+async function modern(answer: Answer, seen: string[] = []) {
+  const a = app();
+  const handler = createMcpHandler(() => a.build('modern'));
+  const c = client(answer, seen);
+  c.setVersionNegotiation({ mode: { pin: '2026-07-28' } });
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL('http://test.local/mcp'), {
+      fetch: (u, i) => handler.fetch(new Request(u, i)),
+    }),
+  );
+  return c;
+}
+
+const open: Client[] = [];
+afterEach(async () => {
+  for (const c of open.splice(0)) await c.close();
+});
+
+describe.each([
+  ['legacy', legacy],
+  ['modern', modern],
+] as const)('one handler on the %s era', (era, connect) => {
+  it('asks, journals the step, asks again and completes', async () => {
+    const seen: string[] = [];
+    const c = await connect(answers, seen);
+    open.push(c);
+    expect(c.getProtocolEra()).toBe(era);
+    const before = booked;
+    const result = await c.callTool({ name: 'book', arguments: { city: 'Oslo' } });
+    const text = (result.content as { text: string }[])[0]?.text;
+    expect(text).toBe(`booked BK-${before + 1}: Ann, seat a, 1 bag(s), Oslo`);
+    expect(booked).toBe(before + 1); // the step ran once, even though modern replays the handler
+    expect(seen).toEqual(['Trip to Oslo?', `Confirm BK-${before + 1} for Ann?`]);
+  });
+
+  it('decline and cancel are results', async () => {
+    const c = await connect(() => ({ action: 'decline' }));
+    open.push(c);
+    const result = await c.callTool({ name: 'book', arguments: { city: 'Oslo' } });
+    expect((result.content as { text: string }[])[0]?.text).toBe('no booking (decline)');
+  });
+
+  it('re-asks with the reasons when an answer is invalid, then gives up clearly', async () => {
+    const seen: string[] = [];
+    let n = 0;
+    const c = await connect((req) => {
+      if ('ok' in req.requestedSchema.properties)
+        return { action: 'accept', content: { ok: 'yes' } };
+      n++;
+      return n === 1
+        ? { action: 'accept', content: { name: '', seat: 'x', admin: true } }
+        : { action: 'accept', content: { name: 'Bo', seat: 'w', bags: 2 } };
+    }, seen);
+    open.push(c);
+    const result = await c.callTool({ name: 'book', arguments: { city: 'Rome' } });
+    expect((result.content as { text: string }[])[0]?.text).toMatch(
+      /^booked BK-\d+: Bo, seat w, 2 bag\(s\), Rome$/,
+    );
+    expect(seen[1]).toContain('The previous answer could not be used:');
+    expect(seen[1]).toContain('- name: Enter at least 1 character.');
+    expect(seen[1]).toContain('- seat: Choose one of: Window, Aisle.');
+    expect(seen[1]).toContain('- admin: This field is not part of the form.');
+
+    const stubborn = await connect(() => ({ action: 'accept', content: { name: '' } }));
+    open.push(stubborn);
+    const failed = await stubborn.callTool({ name: 'book', arguments: { city: 'Rome' } });
+    expect(failed.isError).toBe(true);
+    expect((failed.content as { text: string }[])[0]?.text).toMatch(
+      /^The answer to "trip" was still invalid after 3 attempts/,
+    );
+  });
+});
