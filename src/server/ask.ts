@@ -37,7 +37,8 @@ export interface FormOptions {
 }
 
 /** The answer type of a form input: typed for builders and Standard Schemas, Content otherwise. */
-export type AnswerOf<F> = F extends Form<infer T> ? T : F extends StandardSchemaLike<infer T> ? T : Content;
+export type AnswerOf<F> =
+  F extends Form<infer T> ? T : F extends StandardSchemaLike<infer T> ? T : Content;
 
 /** One entry of `ask.all`. */
 export interface FormSpec<F extends FormInput = FormInput> {
