@@ -40,11 +40,22 @@ export interface FormOptions {
 export type AnswerOf<F> =
   F extends Form<infer T> ? T : F extends StandardSchemaLike<infer T> ? T : Content;
 
-/** One entry of `ask.all`. */
+/** One entry of `ask.all`: a form, a sampling request or a roots request. */
+export type AllSpec =
+  | { readonly form: FormInput; readonly message?: string }
+  | { readonly sample: CreateMessageRequestParams }
+  | { readonly roots: true };
+/** A form entry of `ask.all`. */
 export interface FormSpec<F extends FormInput = FormInput> {
   readonly form: F;
   readonly message?: string;
 }
+/** What `ask.all` returns for each kind of entry. */
+export type AllResult<S> = S extends { form: infer F }
+  ? FormResult<AnswerOf<F>>
+  : S extends { sample: unknown }
+    ? CreateMessageResult
+    : ListRootsResult;
 
 export interface Ask {
   /** Asks for a form and returns the user's validated answer (or decline / cancel). */
@@ -54,9 +65,7 @@ export interface Ask {
     options?: FormOptions,
   ): Promise<FormResult<AnswerOf<F>>>;
   /** Asks several forms in one round (in parallel on legacy sessions). */
-  all<S extends Record<string, FormSpec>>(
-    specs: S,
-  ): Promise<{ [K in keyof S]: FormResult<AnswerOf<S[K]['form']>> }>;
+  all<S extends Record<string, AllSpec>>(specs: S): Promise<{ [K in keyof S]: AllResult<S[K]> }>;
   /** Runs a side effect once; its JSON result is journaled so a replay returns it without running it. */
   step<T>(key: string, fn: () => T | Promise<T>): Promise<T>;
   /** Like step, and refused if the same request state is presented again (single-use). */

@@ -27,6 +27,7 @@ export {
   RoundsExceededError,
 } from './errors.ts';
 export type { FormInput } from './forms.ts';
+export { type HttpOptions, httpEntry, type Listening, listen, type McpHttpEntry } from './http.ts';
 export { memoryOnceStore, type OnceStore } from './once-store.ts';
 export {
   createSealer,
@@ -36,3 +37,4 @@ export {
   StateError,
   type StateFailure,
 } from './seal.ts';
+export { stdio } from './stdio.ts';

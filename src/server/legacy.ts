@@ -1,12 +1,12 @@
 /** The legacy engine: 2025-06-18 / 2025-11-25 sessions, where the server can push requests. */
 import type { ClientCapabilities, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import {
+  type AllSpec,
   type Ask,
   type AskLimits,
   checkKey,
   declares,
   defaultMessage,
-  type FormResult,
   forRevision,
   judge,
   rejected,
@@ -56,11 +56,14 @@ export function legacyAsk(ctx: ServerContext, mcp: McpServer, limits: AskLimits)
     async all(specs) {
       const keys = Object.keys(specs);
       const results = await Promise.all(
-        keys.map((k) => ask.form(k, (specs[k] as { form: never }).form, specs[k])),
+        keys.map((k) => {
+          const spec = specs[k] as AllSpec;
+          if ('form' in spec) return ask.form(k, spec.form, spec);
+          if ('sample' in spec) return ask.sample(k, spec.sample);
+          return ask.roots(k);
+        }),
       );
-      return Object.fromEntries(
-        keys.map((k, i) => [k, results[i] as FormResult<unknown>]),
-      ) as never;
+      return Object.fromEntries(keys.map((k, i) => [k, results[i]])) as never;
     },
     async step(key, fn) {
       checkKey(key);

@@ -10,6 +10,7 @@ import type {
   InputRequest,
 } from '@modelcontextprotocol/server';
 import {
+  type AllSpec,
   type Ask,
   type AskLimits,
   checkKey,
@@ -113,23 +114,28 @@ export function modernAsk(run: Run): Ask {
     return json as T;
   }
 
-  async function raw<T>(
-    key: string,
-    capability: 'sampling' | 'roots',
-    request: InputRequest,
-    valid: (r: unknown) => boolean,
-  ): Promise<T> {
+  /** A sampling or roots request: the client's result is kept as it came, once it has the right shape. */
+  function raw(key: string, capability: 'sampling' | 'roots', request: InputRequest): unknown {
     checkKey(key);
-    if (Object.hasOwn(journal.a, key)) return journal.a[key] as T;
+    if (Object.hasOwn(journal.a, key)) return journal.a[key];
     if (!declares(run.caps, capability)) throw new ElicitationUnsupportedError(capability);
     const response = offered(run, key);
-    if (response !== undefined && valid(response)) {
+    const valid =
+      typeof response === 'object' &&
+      response !== null &&
+      (capability === 'sampling'
+        ? 'content' in response && 'role' in response
+        : Array.isArray((response as { roots?: unknown }).roots));
+    if (valid) {
       journal.a[key] = response;
-      return response as T;
+      return response;
     }
     run.pending.set(key, request);
-    throw SUSPEND;
+    return undefined;
   }
+  const sampling = (params: CreateMessageRequestParams) =>
+    ({ method: 'sampling/createMessage', params }) as InputRequest;
+  const rootsList = { method: 'roots/list', params: {} } as InputRequest;
 
   const ask: Ask = {
     revision: run.revision,
@@ -140,11 +146,12 @@ export function modernAsk(run: Run): Ask {
       return result as never;
     },
     async all(specs) {
-      const keys = Object.keys(specs);
-      const results: Record<string, FormResult<unknown> | undefined> = {};
-      for (const k of keys) {
-        const spec = specs[k] as { form: FormInput; message?: string };
-        results[k] = await resolveOne(k, spec.form, spec);
+      const results: Record<string, unknown> = {};
+      for (const k of Object.keys(specs)) {
+        const spec = specs[k] as AllSpec;
+        if ('form' in spec) results[k] = await resolveOne(k, spec.form, spec);
+        else if ('sample' in spec) results[k] = raw(k, 'sampling', sampling(spec.sample));
+        else results[k] = raw(k, 'roots', rootsList);
       }
       suspendIfPending(run);
       return results as never;
@@ -161,22 +168,15 @@ export function modernAsk(run: Run): Ask {
         throw new ReplayError(key);
       return journaled(key, fn);
     },
-    sample(key, params: CreateMessageRequestParams) {
-      return raw(
-        key,
-        'sampling',
-        { method: 'sampling/createMessage', params } as InputRequest,
-        (r) => typeof r === 'object' && r !== null && 'content' in r && 'role' in r,
-      );
+    async sample(key, params) {
+      const result = raw(key, 'sampling', sampling(params));
+      if (result === undefined) throw SUSPEND;
+      return result as never;
     },
-    roots(key) {
-      return raw(
-        key,
-        'roots',
-        { method: 'roots/list', params: {} } as InputRequest,
-        (r) =>
-          typeof r === 'object' && r !== null && Array.isArray((r as { roots?: unknown }).roots),
-      );
+    async roots(key) {
+      const result = raw(key, 'roots', rootsList);
+      if (result === undefined) throw SUSPEND;
+      return result as never;
     },
   };
   return ask;
