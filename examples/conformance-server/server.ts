@@ -2,11 +2,12 @@
  * Every tool and prompt the official conformance suite's elicitation scenarios expect, written
  * once with the `ask` API and served on both eras from one endpoint.
  *
- *   node examples/conformance-server/server.ts [port]
+ *   node examples/conformance-server/server.ts [port]     (Streamable HTTP on loopback)
+ *   node examples/conformance-server/server.ts --stdio
  */
 import * as z from 'zod';
 import { boolean, choice, email, form, integer, number, text } from '../../src/schema/index.ts';
-import { createServer, httpEntry, listen } from '../../src/server/index.ts';
+import { createServer, httpEntry, listen, stdio } from '../../src/server/index.ts';
 
 const contact = form({ username: text({ title: 'Username' }), email: email({ title: 'Email' }) });
 const defaults = form({
@@ -187,7 +188,9 @@ export const app = createServer({ name: 'elicit-conformance', version: '1.0.0' }
     },
   );
 
-if (import.meta.main) {
+if (import.meta.main && process.argv.includes('--stdio')) {
+  stdio(app);
+} else if (import.meta.main) {
   const port = Number(process.argv[2] ?? process.env.PORT ?? 0);
   const server = await listen(httpEntry(app), { port });
   process.stdout.write(`${server.url.href}\n`);
