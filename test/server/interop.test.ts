@@ -46,8 +46,8 @@ const respond = (p: Params) => {
   return answer(p);
 };
 
-function text(result: { content?: unknown }): string {
-  return (result.content as { text: string }[])[0]?.text ?? '';
+function text(result: unknown): string {
+  return ((result as { content?: { text: string }[] }).content ?? [])[0]?.text ?? '';
 }
 
 async function v1(kind: 'memory' | 'stdio' | 'http'): Promise<Harness> {
