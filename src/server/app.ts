@@ -19,6 +19,7 @@ import {
   PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
+  type ReadResourceResult,
   type ServerContext,
   type StandardSchemaWithJSON,
 } from '@modelcontextprotocol/server';
@@ -53,6 +54,11 @@ export type PromptHandler<A> = (
   ask: Ask,
   ctx: ServerContext,
 ) => GetPromptResult | Promise<GetPromptResult>;
+export type ResourceHandler = (
+  uri: URL,
+  ask: Ask,
+  ctx: ServerContext,
+) => ReadResourceResult | Promise<ReadResourceResult>;
 
 export interface ToolConfig<S extends StandardSchemaWithJSON | undefined> {
   readonly title?: string;
@@ -103,8 +109,14 @@ export function defaultPrincipal(ctx: ServerContext): string {
   return `client:${auth.clientId}`;
 }
 
+export interface ResourceConfig {
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+}
+
 interface Registered {
-  readonly kind: 'tool' | 'prompt';
+  readonly kind: 'tool' | 'prompt' | 'resource';
   readonly name: string;
   readonly config: ToolConfig<StandardSchemaWithJSON | undefined> &
     PromptConfig<StandardSchemaWithJSON | undefined>;
@@ -196,6 +208,17 @@ export class ElicitServer {
     return this;
   }
 
+  /** Registers a resource (a fixed URI) whose reader may ask too. */
+  resource(name: string, uri: string, config: ResourceConfig, handler: ResourceHandler): this {
+    this.entries.push({
+      kind: 'resource',
+      name: uri,
+      config: { ...config, resourceName: name } as Registered['config'],
+      handler: handler as Registered['handler'],
+    });
+    return this;
+  }
+
   /** A fresh SDK McpServer for one era, with every registration installed. */
   build(era: Era): McpServer {
     const mcp = new McpServer(
@@ -226,6 +249,10 @@ export class ElicitServer {
             cfg as never,
             ((args: unknown, ctx: ServerContext) => run(args, ctx)) as never,
           );
+      } else if (entry.kind === 'resource') {
+        const { resourceName, ...meta } = entry.config as ResourceConfig & { resourceName: string };
+        mcp.registerResource(resourceName, entry.name, meta, ((uri: URL, ctx: ServerContext) =>
+          run(uri, ctx)) as never);
       } else {
         const cfg = {
           title: entry.config.title,
@@ -259,7 +286,8 @@ export class ElicitServer {
       method,
       handler,
     ) => {
-      if (method !== 'tools/call' && method !== 'prompts/get') return original(method, handler);
+      if (method !== 'tools/call' && method !== 'prompts/get' && method !== 'resources/read')
+        return original(method, handler);
       return original(method, async (request: never, ctx: ServerContext) => {
         gates.set(ctx.mcpReq, this.openGate(request, ctx));
         return handler(request, ctx);
@@ -268,13 +296,13 @@ export class ElicitServer {
   }
 
   private openGate(
-    request: { method: string; params: { name: string; arguments?: unknown } },
+    request: { method: string; params: { name?: string; uri?: string; arguments?: unknown } },
     ctx: ServerContext,
   ): Gate {
     const binding: Binding = {
       principal: this.principal(ctx),
       method: request.method,
-      name: request.params.name,
+      name: request.params.name ?? request.params.uri ?? '',
       args: request.params.arguments ?? {},
     };
     const responses = ctx.mcpReq.inputResponses;

@@ -51,3 +51,13 @@ export class AskUsageError extends ElicitError {
     super('ELICIT_ASK_USAGE', message);
   }
 }
+
+/** Nobody answered within the ask timeout (legacy sessions, where the server waits). */
+export class AskTimeoutError extends ElicitError {
+  constructor(key: string, timeoutMs: number) {
+    super(
+      'ELICIT_TIMEOUT',
+      `No answer to "${key}" within ${Math.round(timeoutMs / 1000)} s; nothing was done. Try again when you are ready.`,
+    );
+  }
+}

@@ -21,6 +21,7 @@ export {
 } from './ask.ts';
 export {
   AnswerRejectedError,
+  AskTimeoutError,
   AskUsageError,
   ElicitationUnsupportedError,
   ReplayError,

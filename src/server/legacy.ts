@@ -1,5 +1,11 @@
 /** The legacy engine: 2025-06-18 / 2025-11-25 sessions, where the server can push requests. */
-import type { ClientCapabilities, McpServer, ServerContext } from '@modelcontextprotocol/server';
+import {
+  type ClientCapabilities,
+  type McpServer,
+  SdkError,
+  SdkErrorCode,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import {
   type AllSpec,
   type Ask,
@@ -12,12 +18,22 @@ import {
   rejected,
   withReasons,
 } from './ask.ts';
-import { ElicitationUnsupportedError } from './errors.ts';
+import { AskTimeoutError, ElicitationUnsupportedError } from './errors.ts';
 import { resolveForm } from './forms.ts';
 
 export function legacyAsk(ctx: ServerContext, mcp: McpServer, limits: AskLimits): Ask {
   const caps: ClientCapabilities | undefined = mcp.server.getClientCapabilities();
   const revision = mcp.server.getNegotiatedProtocolVersion() ?? '2025-11-25';
+  // A timeout is the person not answering: a typed error the runner turns into a clear result.
+  const waitFor = async <T>(key: string, send: () => Promise<T>): Promise<T> => {
+    try {
+      return await send();
+    } catch (error) {
+      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
+        throw new AskTimeoutError(key, limits.timeoutMs);
+      throw error;
+    }
+  };
   const options = () => ({
     relatedRequestId: ctx.mcpReq.id,
     timeout: limits.timeoutMs,
@@ -35,13 +51,15 @@ export function legacyAsk(ctx: ServerContext, mcp: McpServer, limits: AskLimits)
       const message = opts?.message ?? defaultMessage(form);
       let issues: Parameters<typeof withReasons>[1] = [];
       for (let attempt = 1; attempt <= limits.maxAttempts; attempt++) {
-        const response = await ctx.mcpReq.elicitInput(
-          {
-            mode: 'form',
-            message: attempt === 1 ? message : withReasons(message, issues, form),
-            requestedSchema: lowered.requestedSchema as never,
-          },
-          options(),
+        const response = await waitFor(key, () =>
+          ctx.mcpReq.elicitInput(
+            {
+              mode: 'form',
+              message: attempt === 1 ? message : withReasons(message, issues, form),
+              requestedSchema: lowered.requestedSchema as never,
+            },
+            options(),
+          ),
         );
         const verdict = await judge(
           form,
@@ -76,7 +94,7 @@ export function legacyAsk(ctx: ServerContext, mcp: McpServer, limits: AskLimits)
     async sample(key, params) {
       checkKey(key);
       if (!declares(caps, 'sampling')) throw new ElicitationUnsupportedError('sampling');
-      return (await ctx.mcpReq.requestSampling(params, options())) as never;
+      return (await waitFor(key, () => ctx.mcpReq.requestSampling(params, options()))) as never;
     },
     async roots(key) {
       checkKey(key);
