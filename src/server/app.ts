@@ -147,6 +147,11 @@ function envelopeOf(ctx: ServerContext): Record<string, unknown> | undefined {
   return ctx.mcpReq.envelope as Record<string, unknown> | undefined;
 }
 
+/** Drops undefined values: the SDK treats a present-but-undefined key differently from an absent one. */
+function defined<T extends Record<string, unknown>>(obj: T): Partial<T> {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
 function toToolResult(out: ToolOutput): CallToolResult {
   return typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : out;
 }
@@ -231,12 +236,12 @@ export class ElicitServer {
       const run = (args: unknown, ctx: ServerContext) =>
         this.invoke(entry, era, mcp, gates, args, ctx);
       if (entry.kind === 'tool') {
-        const cfg = {
+        const cfg = defined({
           title: entry.config.title,
           description: entry.config.description,
           inputSchema: entry.config.inputSchema,
           annotations: entry.config.annotations,
-        };
+        });
         if (entry.config.inputSchema === undefined)
           mcp.registerTool(
             entry.name,
@@ -254,11 +259,11 @@ export class ElicitServer {
         mcp.registerResource(resourceName, entry.name, meta, ((uri: URL, ctx: ServerContext) =>
           run(uri, ctx)) as never);
       } else {
-        const cfg = {
+        const cfg = defined({
           title: entry.config.title,
           description: entry.config.description,
           argsSchema: entry.config.argsSchema,
-        };
+        });
         if (entry.config.argsSchema === undefined)
           mcp.registerPrompt(
             entry.name,

@@ -7,7 +7,14 @@
  * Wire form: `e1.<kid>.<base64url(iv ‖ ciphertext ‖ tag)>`. Every failure is one StateError
  * whose `reason` is for logs only; callers answer the client with a generic -32602.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createSecretKey,
+  type KeyObject,
+  randomBytes,
+} from 'node:crypto';
 import { ElicitError } from '../errors.ts';
 
 const VERSION = 'e1';
@@ -132,7 +139,7 @@ export function createSealer(options: SealerOptions): Sealer {
   const { keyring } = options;
   if (keyring.keys.length === 0)
     throw new ElicitError('ELICIT_KEY_INVALID', 'the keyring needs at least one key');
-  const keys = new Map<string, { key: Buffer; retireAt: number }>();
+  const keys = new Map<string, { key: KeyObject; retireAt: number }>();
   for (const k of keyring.keys) {
     if (!KID.test(k.id))
       throw new ElicitError(
@@ -142,12 +149,13 @@ export function createSealer(options: SealerOptions): Sealer {
     if (keys.has(k.id))
       throw new ElicitError('ELICIT_KEY_INVALID', `key id "${k.id}" appears twice in the keyring`);
     keys.set(k.id, {
-      key: decodeSecret(k.secret, k.id),
+      // One KeyObject per key: raw bytes would be imported again on every call.
+      key: createSecretKey(decodeSecret(k.secret, k.id)),
       retireAt: k.retireAt ?? Number.POSITIVE_INFINITY,
     });
   }
   const current = keyring.keys[0] as SealKey;
-  const currentKey = (keys.get(current.id) as { key: Buffer }).key;
+  const currentKey = (keys.get(current.id) as { key: KeyObject }).key;
   const ttlMs = options.ttlMs ?? 600_000;
   const maxLength = options.maxLength ?? 16_384;
   const now = options.now ?? Date.now;
