@@ -9,6 +9,8 @@
  * them (a contained patch of our own instance's `setRequestHandler`) and opens the state there,
  * with the full request in hand.
  */
+
+import { createHash } from 'node:crypto';
 import {
   type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
@@ -126,6 +128,7 @@ interface Registered {
 /** A request's opened state, handed from the gate to the handler wrapper. */
 interface Gate {
   readonly journal: Journal;
+  readonly stateDigest: string | undefined;
   readonly fresh: boolean;
   readonly round: number;
   readonly binding: Binding;
@@ -325,10 +328,18 @@ export class ElicitServer {
     }
     const raw = ctx.mcpReq.requestState();
     if (raw === undefined || raw === null)
-      return { journal: freshJournal(), fresh: true, round: 0, binding };
+      return { journal: freshJournal(), fresh: true, round: 0, binding, stateDigest: undefined };
     try {
       const opened = this.sealer.open<Journal>(raw, binding);
-      return { journal: opened.payload, fresh: false, round: opened.round, binding };
+      return {
+        journal: opened.payload,
+        fresh: false,
+        round: opened.round,
+        binding,
+        stateDigest: createHash('sha256')
+          .update(raw as string)
+          .digest('base64url'),
+      };
     } catch (error) {
       if (error instanceof StateError) {
         this.options.onStateRejected?.(error);
@@ -370,6 +381,7 @@ export class ElicitServer {
       caps: env?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined,
       pending: new Map(),
       once: this.once,
+      onceScope: gate.stateDigest,
       onceTtlMs: (this.options.stateTtlMs ?? 600_000) * 2,
       limits: this.limits,
       revision: (env?.[PROTOCOL_VERSION_META_KEY] as string | undefined) ?? '2026-07-28',

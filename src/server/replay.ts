@@ -3,7 +3,6 @@
  * takes the client's answers for the keys the previous round asked (others are ignored), runs
  * the handler until the first unanswered ask, and collects every pending request.
  */
-import { randomBytes } from 'node:crypto';
 import type {
   ClientCapabilities,
   CreateMessageRequestParams,
@@ -28,8 +27,6 @@ import type { OnceStore } from './once-store.ts';
 
 /** What the sealed requestState carries between rounds. */
 export interface Journal {
-  /** Flow nonce: names this flow's single-use markers. */
-  n: string;
   /** Accepted responses by key (re-validated on every replay). */
   a: Record<string, unknown>;
   /** Step results by key. */
@@ -41,7 +38,7 @@ export interface Journal {
 }
 
 export function freshJournal(): Journal {
-  return { n: randomBytes(12).toString('base64url'), a: {}, s: {}, p: [], t: {} };
+  return { a: {}, s: {}, p: [], t: {} };
 }
 
 /** Thrown by an ask that has to wait for the client; the runner turns it into input_required. */
@@ -56,6 +53,12 @@ export interface Run {
   readonly pending: Map<string, InputRequest>;
   readonly once: OnceStore;
   readonly onceTtlMs: number;
+  /**
+   * Names the single-use markers of this run: a digest of the incoming requestState, so
+   * presenting the same state twice hits the same marker. Undefined for a fresh request, where
+   * nothing can be replayed (calling the tool again is a new request).
+   */
+  readonly onceScope: string | undefined;
   readonly limits: AskLimits;
   readonly revision: string;
 }
@@ -164,7 +167,10 @@ export function modernAsk(run: Run): Ask {
     async once(key, fn) {
       checkKey(key);
       if (Object.hasOwn(journal.s, key)) return journal.s[key] as never;
-      if (!(await run.once.consume(`${journal.n}:${key}`, run.onceTtlMs)))
+      if (
+        run.onceScope !== undefined &&
+        !(await run.once.consume(`${run.onceScope}:${key}`, run.onceTtlMs))
+      )
         throw new ReplayError(key);
       return journaled(key, fn);
     },
