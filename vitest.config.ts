@@ -7,6 +7,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^elicit\/schema$/, replacement: src('schema/index.ts') },
+      { find: /^elicit\/server$/, replacement: src('server/index.ts') },
       { find: /^elicit$/, replacement: src('index.ts') },
     ],
   },
