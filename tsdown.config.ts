@@ -4,6 +4,7 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     'schema/index': 'src/schema/index.ts',
+    'server/index': 'src/server/index.ts',
     'cli/main': 'src/cli/main.ts',
   },
   format: 'esm',
