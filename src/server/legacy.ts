@@ -18,7 +18,7 @@ import {
   rejected,
   withReasons,
 } from './ask.ts';
-import { AskTimeoutError, ElicitationUnsupportedError } from './errors.ts';
+import { AskTimeoutError, AskUsageError, ElicitationUnsupportedError } from './errors.ts';
 import { resolveForm } from './forms.ts';
 
 export function legacyAsk(ctx: ServerContext, mcp: McpServer, limits: AskLimits): Ask {
@@ -73,6 +73,11 @@ export function legacyAsk(ctx: ServerContext, mcp: McpServer, limits: AskLimits)
     },
     async all(specs) {
       const keys = Object.keys(specs);
+      if (keys.length > limits.maxKeysPerRound) {
+        throw new AskUsageError(
+          `A handler asked for ${keys.length} inputs in one round; the limit is ${limits.maxKeysPerRound} (limits.maxKeysPerRound).`,
+        );
+      }
       const results = await Promise.all(
         keys.map((k) => {
           const spec = specs[k] as AllSpec;

@@ -21,7 +21,7 @@ import {
   rejected,
   withReasons,
 } from './ask.ts';
-import { ElicitationUnsupportedError, ReplayError } from './errors.ts';
+import { AskUsageError, ElicitationUnsupportedError, ReplayError } from './errors.ts';
 import { type FormInput, resolveForm } from './forms.ts';
 import type { OnceStore } from './once-store.ts';
 
@@ -69,6 +69,15 @@ function offered(run: Run, key: string): unknown {
   return run.responses[key];
 }
 
+function addPending(run: Run, key: string, request: InputRequest): void {
+  run.pending.set(key, request);
+  if (run.pending.size > run.limits.maxKeysPerRound) {
+    throw new AskUsageError(
+      `A handler asked for ${run.pending.size} inputs in one round; the limit is ${run.limits.maxKeysPerRound} (limits.maxKeysPerRound).`,
+    );
+  }
+}
+
 function suspendIfPending(run: Run): void {
   if (run.pending.size > 0) throw SUSPEND;
 }
@@ -102,7 +111,7 @@ export function modernAsk(run: Run): Ask {
       if (attempts >= run.limits.maxAttempts) throw rejected(key, attempts, verdict.issues);
       text = withReasons(message, verdict.issues, form);
     }
-    run.pending.set(key, {
+    addPending(run, key, {
       method: 'elicitation/create',
       params: { mode: 'form', message: text, requestedSchema: form.schema.requestedSchema },
     } as InputRequest);
@@ -133,7 +142,7 @@ export function modernAsk(run: Run): Ask {
       journal.a[key] = response;
       return response;
     }
-    run.pending.set(key, request);
+    addPending(run, key, request);
     return undefined;
   }
   const sampling = (params: CreateMessageRequestParams) =>
