@@ -74,9 +74,9 @@ describe('an older peer', () => {
     client.setRequestHandler('elicitation/create', async (req) => {
       schemas.push((req.params as { requestedSchema: unknown }).requestedSchema);
       // First too many (maxItems 1 is enforced on the mapped answer), then one.
-      return n++ === 0
-        ? { action: 'accept', content: { 'extras.wifi': true, 'extras.meal': true } }
-        : { action: 'accept', content: { 'extras.meal': true } };
+      const content: Record<string, boolean> =
+        n++ === 0 ? { 'extras.wifi': true, 'extras.meal': true } : { 'extras.meal': true };
+      return { action: 'accept', content };
     });
     await client.connect(ct);
     expect(client.getNegotiatedProtocolVersion()).toBe('2025-06-18');
