@@ -5,6 +5,7 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { printTable } from '../scripts/table.ts';
 import type { Row } from './harness.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -36,15 +37,7 @@ const table = rows.map((r) => ({
   target: r.target ?? '',
   met: r.met === undefined ? '' : r.met ? 'yes' : 'NO',
 }));
-const cols = ['group', 'case', 'ours', 'baseline', 'ratio', 'target', 'met'] as const;
-const width = Object.fromEntries(
-  cols.map((c) => [c, Math.max(c.length, ...table.map((t) => t[c].length))]),
-);
-const line = (t: Record<string, string>) =>
-  cols.map((c) => (t[c] ?? '').padEnd(width[c] as number)).join(' | ');
-console.log(line(Object.fromEntries(cols.map((c) => [c, c]))));
-console.log(cols.map((c) => '-'.repeat(width[c] as number)).join('-|-'));
-for (const t of table) console.log(line(t));
+printTable(['group', 'case', 'ours', 'baseline', 'ratio', 'target', 'met'] as const, table);
 
 const out = join(here, 'results');
 mkdirSync(out, { recursive: true });

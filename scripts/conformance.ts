@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { printTable } from './table.ts';
 
 const SUITES = {
   '0.1.16': 'node_modules/conformance-stable/dist/index.js',
@@ -177,15 +178,7 @@ const rows = outcomes.map((o) => ({
         ? 'WARNING'
         : 'SUCCESS',
 }));
-const cols = ['suite', 'revision', 'scenario', 'checks', 'result'] as const;
-const width = Object.fromEntries(
-  cols.map((c) => [c, Math.max(c.length, ...rows.map((r) => r[c].length))]),
-);
-const line = (r: Record<string, string>) =>
-  cols.map((c) => (r[c] ?? '').padEnd(width[c] as number)).join(' | ');
-console.log(line(Object.fromEntries(cols.map((c) => [c, c]))));
-console.log(cols.map((c) => '-'.repeat(width[c] as number)).join('-|-'));
-for (const r of rows) console.log(line(r));
+printTable(['suite', 'revision', 'scenario', 'checks', 'result'] as const, rows);
 for (const o of outcomes)
   for (const m of [...o.failures, ...o.warnings]) console.log(`  ${o.job.scenario}: ${m}`);
 const bad = rows.filter((r) => r.result === 'FAILURE' || r.result === 'WARNING').length;

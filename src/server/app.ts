@@ -238,47 +238,27 @@ export class ElicitServer {
     for (const entry of this.entries) {
       const run = (args: unknown, ctx: ServerContext) =>
         this.invoke(entry, era, mcp, gates, args, ctx);
+      // Without an args schema the SDK calls the callback with ctx alone.
+      const callback = (hasArgs: boolean) =>
+        (hasArgs
+          ? (args: unknown, ctx: ServerContext) => run(args, ctx)
+          : (ctx: ServerContext) => run({}, ctx)) as never;
+      const { title, description } = entry.config;
       if (entry.kind === 'tool') {
-        const cfg = defined({
-          title: entry.config.title,
-          description: entry.config.description,
-          inputSchema: entry.config.inputSchema,
-          annotations: entry.config.annotations,
-        });
-        if (entry.config.inputSchema === undefined)
-          mcp.registerTool(
-            entry.name,
-            cfg as never,
-            ((ctx: ServerContext) => run({}, ctx)) as never,
-          );
-        else
-          mcp.registerTool(
-            entry.name,
-            cfg as never,
-            ((args: unknown, ctx: ServerContext) => run(args, ctx)) as never,
-          );
-      } else if (entry.kind === 'resource') {
+        const { inputSchema, annotations } = entry.config;
+        const cfg = defined({ title, description, inputSchema, annotations });
+        mcp.registerTool(entry.name, cfg as never, callback(inputSchema !== undefined));
+      } else if (entry.kind === 'prompt') {
+        const { argsSchema } = entry.config;
+        mcp.registerPrompt(
+          entry.name,
+          defined({ title, description, argsSchema }) as never,
+          callback(argsSchema !== undefined),
+        );
+      } else {
         const { resourceName, ...meta } = entry.config as ResourceConfig & { resourceName: string };
         mcp.registerResource(resourceName, entry.name, meta, ((uri: URL, ctx: ServerContext) =>
           run(uri, ctx)) as never);
-      } else {
-        const cfg = defined({
-          title: entry.config.title,
-          description: entry.config.description,
-          argsSchema: entry.config.argsSchema,
-        });
-        if (entry.config.argsSchema === undefined)
-          mcp.registerPrompt(
-            entry.name,
-            cfg as never,
-            ((ctx: ServerContext) => run({}, ctx)) as never,
-          );
-        else
-          mcp.registerPrompt(
-            entry.name,
-            cfg as never,
-            ((args: unknown, ctx: ServerContext) => run(args, ctx)) as never,
-          );
       }
     }
     return mcp;
