@@ -134,7 +134,7 @@ describe('requestState threats (2026-07-28 over HTTP)', () => {
         v.slice(0, 40),
       ).toMatchObject(invalid);
     }
-    for (const v of [42, { state }, [state], true]) {
+    for (const v of [null, 42, { state }, [state], true]) {
       expect(
         (await call('pay', { arguments: { amount: 5 }, requestState: v })).error,
       ).toMatchObject({ code: -32602 });
