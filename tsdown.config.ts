@@ -5,6 +5,7 @@ export default defineConfig({
     index: 'src/index.ts',
     'schema/index': 'src/schema/index.ts',
     'server/index': 'src/server/index.ts',
+    'url/index': 'src/url/index.ts',
     'cli/main': 'src/cli/main.ts',
   },
   format: 'esm',

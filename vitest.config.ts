@@ -8,6 +8,7 @@ export default defineConfig({
     alias: [
       { find: /^elicit\/schema$/, replacement: src('schema/index.ts') },
       { find: /^elicit\/server$/, replacement: src('server/index.ts') },
+      { find: /^elicit\/url$/, replacement: src('url/index.ts') },
       { find: /^elicit$/, replacement: src('index.ts') },
     ],
   },
