@@ -1,0 +1,178 @@
+/**
+ * Attaches the pipeline to an SDK v2 `Client`: declares the modes, serves `elicitation/create`
+ * (pushed on 2025 sessions, and inside the SDK's input_required auto-fulfilment on 2026-07-28),
+ * tracks URL elicitations by id, and turns a -32042 from a tool call into consent, a wait for
+ * completion, and a retry.
+ */
+import type { Client } from '@modelcontextprotocol/client';
+import { UrlElicitationRequiredError } from '@modelcontextprotocol/client';
+import { ElicitError } from '../errors.ts';
+import { createPipeline, type Pipeline, type PipelineOptions } from './pipeline.ts';
+import type { ServerIdentity } from './types.ts';
+
+export interface AttachOptions extends PipelineOptions {
+  /** How long to wait for URL elicitations to complete before retrying a tool call; default 10 minutes. */
+  readonly completionTimeoutMs?: number;
+  /** Retries of one tool call after URL elicitations; default 3. */
+  readonly maxUrlRetries?: number;
+}
+
+type CallToolParams = Parameters<Client['callTool']>[0];
+type CallToolOptions = Parameters<Client['callTool']>[1];
+
+export interface ElicitClient {
+  readonly pipeline: Pipeline;
+  /**
+   * `client.callTool`, plus URL-mode handling on 2025-11-25: a -32042 error is shown to the
+   * person (each URL needs its own consent), and the call is retried once every elicitation
+   * completes, or when `retryNow()` is called.
+   */
+  callTool(params: CallToolParams, options?: CallToolOptions): ReturnType<Client['callTool']>;
+  /** Ends the current wait for URL completions early and retries now. */
+  retryNow(): void;
+  /** URL elicitation ids consented to and not completed yet. */
+  readonly pending: ReadonlySet<string>;
+}
+
+/** Accept any params, untouched (the SDK's typed form strips keywords such as `pattern`). */
+const RAW_PARAMS = {
+  params: {
+    '~standard': {
+      version: 1 as const,
+      vendor: 'elicit',
+      validate: (value: unknown) => ({ value: value as Record<string, unknown> }),
+    },
+  },
+};
+
+export function identityOf(client: Client): ServerIdentity {
+  const info = client.getServerVersion();
+  return { name: info?.name ?? 'unknown server', title: info?.title, version: info?.version };
+}
+
+export function attachElicitation(client: Client, options: AttachOptions): ElicitClient {
+  const pipeline = createPipeline(options);
+  const elicitation: Record<string, Record<string, never>> = {};
+  if (pipeline.modes.form) elicitation.form = {};
+  if (pipeline.modes.url) elicitation.url = {};
+  client.registerCapabilities({ elicitation });
+
+  const pending = new Set<string>();
+  const completed = new Set<string>();
+  const waiters = new Set<() => void>();
+  const retryHooks = new Set<() => void>();
+  const wake = () => {
+    for (const w of waiters) w();
+  };
+
+  client.setRequestHandler(
+    'elicitation/create',
+    RAW_PARAMS as never,
+    (async (params: Record<string, unknown>, ctx: { mcpReq: { signal: AbortSignal } }) => {
+      const result = await pipeline.handle(params, {
+        server: identityOf(client),
+        revision: client.getNegotiatedProtocolVersion() ?? '2025-11-25',
+        signal: ctx.mcpReq.signal,
+      });
+      if (
+        params.mode === 'url' &&
+        result.action === 'accept' &&
+        typeof params.elicitationId === 'string'
+      ) {
+        if (!completed.has(params.elicitationId)) pending.add(params.elicitationId);
+      }
+      return result;
+    }) as never,
+  );
+
+  client.setNotificationHandler('notifications/elicitation/complete', (notification) => {
+    const id = (notification.params as { elicitationId?: unknown }).elicitationId;
+    // Unknown or already finished ids are ignored, as the spec requires.
+    if (typeof id !== 'string' || !pending.delete(id)) return;
+    completed.add(id);
+    options.renderer.notice?.({ type: 'url_completed', elicitationId: id });
+    wake();
+  });
+
+  async function waitFor(ids: readonly string[], signal: AbortSignal | undefined): Promise<void> {
+    const timeoutMs = options.completionTimeoutMs ?? 600_000;
+    await new Promise<void>((resolve, reject) => {
+      const done = () => {
+        if (ids.every((id) => !pending.has(id))) finish();
+      };
+      const timer = setTimeout(
+        () =>
+          finish(
+            new ElicitError(
+              'ELICIT_URL_TIMEOUT',
+              `The browser steps did not complete within ${Math.round(timeoutMs / 1000)} s.`,
+            ),
+          ),
+        timeoutMs,
+      );
+      const onAbort = () => finish(signal?.reason ?? new Error('aborted'));
+      const finish = (error?: unknown) => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        retryHooks.delete(now);
+        signal?.removeEventListener('abort', onAbort);
+        if (error === undefined) resolve();
+        else reject(error);
+      };
+      const now = () => finish();
+      waiters.add(done);
+      retryHooks.add(now);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      done();
+    });
+  }
+
+  return {
+    pipeline,
+    pending,
+    retryNow() {
+      for (const hook of [...retryHooks]) hook();
+      retryHooks.clear();
+    },
+    async callTool(params, callOptions) {
+      const seen = new Set<string>();
+      const maxRetries = options.maxUrlRetries ?? 3;
+      for (let round = 0; ; round++) {
+        try {
+          return await client.callTool(params, callOptions);
+        } catch (error) {
+          if (!(error instanceof UrlElicitationRequiredError) || round >= maxRetries) throw error;
+          const elicitations = error.elicitations;
+          if (elicitations.length > 0 && elicitations.every((e) => seen.has(e.url))) {
+            throw new ElicitError(
+              'ELICIT_URL_LOOP',
+              `${identityOf(client).name} asked again for the same page(s) after they completed; stopped to avoid a loop.`,
+            );
+          }
+          options.renderer.notice?.({
+            type: 'url_required',
+            server: identityOf(client),
+            count: elicitations.length,
+          });
+          const ids: string[] = [];
+          for (const e of elicitations) {
+            seen.add(e.url);
+            const result = await pipeline.handle(
+              { ...e, mode: 'url' },
+              {
+                server: identityOf(client),
+                revision: client.getNegotiatedProtocolVersion() ?? '2025-11-25',
+                signal: callOptions?.signal ?? new AbortController().signal,
+              },
+            );
+            if (result.action !== 'accept') throw error;
+            if (!completed.has(e.elicitationId)) pending.add(e.elicitationId);
+            ids.push(e.elicitationId);
+          }
+          await waitFor(ids, callOptions?.signal);
+          options.renderer.notice?.({ type: 'retrying', tool: params.name });
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,30 @@
+/** elicit/client: safe elicitation handling for hosts built on the SDK v2 Client. */
+export { type AttachOptions, attachElicitation, type ElicitClient, identityOf } from './attach.ts';
+export { inert } from './inert.ts';
+export {
+  createPipeline,
+  ElicitationRefused,
+  type ElicitOutcome,
+  type Pipeline,
+  type PipelineOptions,
+  type RequestContext,
+} from './pipeline.ts';
+export { DEFAULT_RATE_LIMIT, type RateLimit, TokenBuckets } from './rate-limit.ts';
+export {
+  describeForm,
+  describeUrl,
+  type Policy,
+  type ScriptedAnswer,
+  type ScriptedOptions,
+  scriptedRenderer,
+} from './scripted.ts';
+export { FormSession, type ReviewRow } from './session.ts';
+export type {
+  ClientEvent,
+  FormRequest,
+  FormResponse,
+  Renderer,
+  ServerIdentity,
+  UrlRequest,
+  UrlResponse,
+} from './types.ts';

@@ -1,0 +1,173 @@
+/**
+ * The client-side elicitation pipeline, the same on every era:
+ * rate limit → check the request → renderer → validate the answer (re-ask with field errors)
+ * → apply defaults → result. No SDK imports: the SDK adapter (attach.ts) and a browser host use
+ * the same pipeline.
+ */
+import {
+  applyDefaults,
+  type CompiledSchema,
+  checkSchema,
+  compileSchema,
+  isRevision,
+  type Limits,
+  type Revision,
+} from '../schema/index.ts';
+import { type AnalyzeOptions, analyzeUrl } from '../url/index.ts';
+import { DEFAULT_RATE_LIMIT, type RateLimit, TokenBuckets } from './rate-limit.ts';
+import type { Renderer, ServerIdentity, UrlResponse } from './types.ts';
+
+/** A request this client will not show: answered with JSON-RPC -32602 (the SDK maps `code`). */
+export class ElicitationRefused extends Error {
+  readonly code = -32602;
+  constructor(message: string) {
+    super(message);
+    this.name = 'ElicitationRefused';
+  }
+}
+
+export interface PipelineOptions {
+  readonly renderer: Renderer;
+  /** Modes this client declares; default both. */
+  readonly modes?: { readonly form?: boolean; readonly url?: boolean };
+  /** Per-server token bucket; `false` turns it off. Default 5 at once, 20 per minute. */
+  readonly rateLimit?: RateLimit | false;
+  /** Schema caps (elicit/schema DEFAULT_LIMITS by default). */
+  readonly limits?: Partial<Limits>;
+  /** Attempts at a valid answer before the request is cancelled; default 3. */
+  readonly maxAttempts?: number;
+  /** Fill missing answers from the schema's defaults before sending; default true. */
+  readonly applyDefaults?: boolean;
+  /** Opens a URL the person consented to (the CLI passes the system browser). */
+  readonly openUrl?: (href: string) => Promise<void>;
+  readonly url?: AnalyzeOptions;
+}
+
+export interface RequestContext {
+  readonly server: ServerIdentity;
+  /** Protocol revision of the connection. */
+  readonly revision: string;
+  readonly signal: AbortSignal;
+}
+
+export type ElicitOutcome =
+  | { action: 'accept'; content?: Record<string, unknown> }
+  | { action: 'decline' }
+  | { action: 'cancel' };
+
+export interface Pipeline {
+  handle(params: unknown, context: RequestContext): Promise<ElicitOutcome>;
+  readonly modes: { readonly form: boolean; readonly url: boolean };
+}
+
+function schemaRevision(revision: string): Revision {
+  return isRevision(revision) ? revision : revision < '2025-11-25' ? '2025-06-18' : '2026-07-28';
+}
+
+export function createPipeline(options: PipelineOptions): Pipeline {
+  const modes = { form: options.modes?.form ?? true, url: options.modes?.url ?? true };
+  const buckets =
+    options.rateLimit === false
+      ? undefined
+      : new TokenBuckets(options.rateLimit ?? DEFAULT_RATE_LIMIT);
+  const maxAttempts = options.maxAttempts ?? 3;
+  const { renderer } = options;
+
+  async function form(
+    params: Record<string, unknown>,
+    ctx: RequestContext,
+    message: string,
+  ): Promise<ElicitOutcome> {
+    const checked = checkSchema(params.requestedSchema, {
+      revision: schemaRevision(ctx.revision),
+      limits: options.limits,
+    });
+    if (!checked.ok) {
+      const first = checked.errors[0];
+      const more =
+        checked.errors.length > 1 ? ` (and ${checked.errors.length - 1} more problem(s))` : '';
+      renderer.notice?.({
+        type: 'refused',
+        server: ctx.server,
+        reason: first?.message ?? 'invalid schema',
+      });
+      throw new ElicitationRefused(
+        `Elicitation request refused: ${first?.message ?? 'invalid requestedSchema'}${more}`,
+      );
+    }
+    const schema: CompiledSchema = compileSchema(params.requestedSchema, {
+      revision: checked.schema.revision,
+      limits: options.limits,
+    });
+    let initial: Record<string, unknown> = applyDefaults(schema, {});
+    let issues: CompiledSchemaIssues = [];
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      const response = await renderer.form(
+        { server: ctx.server, message, schema, issues, initial, attempt },
+        ctx.signal,
+      );
+      if (response.action !== 'accept') return { action: response.action };
+      const content =
+        options.applyDefaults === false
+          ? { ...response.content }
+          : applyDefaults(schema, response.content);
+      issues = schema.validate(content);
+      if (issues.length === 0) return { action: 'accept', content };
+      initial = content;
+    }
+    return { action: 'cancel' };
+  }
+
+  async function url(
+    params: Record<string, unknown>,
+    ctx: RequestContext,
+    message: string,
+    era: 'legacy' | 'modern',
+  ): Promise<ElicitOutcome> {
+    if (typeof params.url !== 'string')
+      throw new ElicitationRefused('Elicitation request refused: url must be a string.');
+    const analysis = analyzeUrl(params.url, options.url);
+    const elicitationId =
+      typeof params.elicitationId === 'string' ? params.elicitationId : undefined;
+    const open = async () => {
+      if (analysis.href === undefined) throw new Error('refused URLs are never opened');
+      await options.openUrl?.(analysis.href);
+    };
+    const response: UrlResponse = await renderer.url(
+      { server: ctx.server, message, analysis, elicitationId, awaitDone: era === 'modern', open },
+      ctx.signal,
+    );
+    if (response.action === 'opened' && analysis.href !== undefined) return { action: 'accept' };
+    return { action: response.action === 'opened' ? 'decline' : response.action };
+  }
+
+  return {
+    modes,
+    async handle(raw, ctx) {
+      if (raw === null || typeof raw !== 'object')
+        throw new ElicitationRefused('Elicitation request refused: params must be an object.');
+      const params = raw as Record<string, unknown>;
+      const mode = params.mode ?? 'form';
+      if (mode !== 'form' && mode !== 'url')
+        throw new ElicitationRefused(
+          `Elicitation request refused: unknown mode ${JSON.stringify(mode)}.`,
+        );
+      if (!modes[mode])
+        throw new ElicitationRefused(
+          `Elicitation request refused: this client did not declare ${mode} mode.`,
+        );
+      if (typeof params.message !== 'string')
+        throw new ElicitationRefused('Elicitation request refused: message must be a string.');
+      if (buckets !== undefined && !buckets.take(ctx.server.name)) {
+        renderer.notice?.({ type: 'rate_limited', server: ctx.server, mode });
+        return { action: 'decline' };
+      }
+      const era = ctx.revision >= '2026-07-28' ? 'modern' : 'legacy';
+      return mode === 'form'
+        ? form(params, ctx, params.message)
+        : url(params, ctx, params.message, era);
+    },
+  };
+}
+
+type CompiledSchemaIssues = ReturnType<CompiledSchema['validate']>;
