@@ -6,6 +6,8 @@ export default defineConfig({
     'schema/index': 'src/schema/index.ts',
     'server/index': 'src/server/index.ts',
     'url/index': 'src/url/index.ts',
+    'client/index': 'src/client/index.ts',
+    'client/terminal': 'src/client/terminal.ts',
     'cli/main': 'src/cli/main.ts',
   },
   format: 'esm',

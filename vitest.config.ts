@@ -9,6 +9,8 @@ export default defineConfig({
       { find: /^elicit\/schema$/, replacement: src('schema/index.ts') },
       { find: /^elicit\/server$/, replacement: src('server/index.ts') },
       { find: /^elicit\/url$/, replacement: src('url/index.ts') },
+      { find: /^elicit\/client$/, replacement: src('client/index.ts') },
+      { find: /^elicit\/terminal$/, replacement: src('client/terminal.ts') },
       { find: /^elicit$/, replacement: src('index.ts') },
     ],
   },

@@ -11,13 +11,18 @@ const cli = (args: string[]) =>
   });
 
 describe('elicit CLI', () => {
-  it('demo runs the self-check and exits 0 without a terminal', () => {
+  it('demo runs the scripted tour and exits 0 without a terminal', () => {
     const out = execFileSync(process.execPath, ['src/cli/main.ts', 'demo'], {
       encoding: 'utf8',
       env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    expect(out).toContain('elicit: schema engine self-check');
-    expect(out).toContain('all good');
+    expect(out).toContain('running the scripted tour');
+    expect(out).toMatch(
+      /◀ Booked BK-\d+: Ada Lovelace to Oslo on 2026-12-24, window seat, 1 bag\(s\), extras: wifi, meal\./,
+    );
+    expect(out).toContain('[danger] аpple.com looks like apple.com but is a different site.');
+    expect(out).toContain('https://[xn--pple-43d.com]/login');
   });
   it('check reports problems with a non-zero exit', () => {
     const dir = mkdtempSync(join(tmpdir(), 'elicit-'));
@@ -36,6 +41,12 @@ describe('elicit CLI', () => {
   it('explains bad usage', () => {
     expect(cli(['check']).stderr).toContain('elicit check needs a file');
     expect(cli(['nope']).status).toBe(2);
+    expect(cli(['connect']).stderr).toContain('elicit connect needs a server');
+    expect(cli(['connect', 'not a url']).stderr).toContain('is not a URL');
+    expect(cli(['connect', '--help']).stdout).toContain('--answers <file.json>');
+    expect(cli(['connect', 'http://x', '--era', 'new']).stderr).toContain(
+      '--era must be auto, legacy or modern',
+    );
     expect(cli(['--help']).stdout).toContain('Usage:');
     expect(cli(['check', 'x.json', '--revision', '2024']).stderr).toContain(
       '--revision must be one of',

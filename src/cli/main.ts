@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
- * The `elicit` command. `elicit demo` shows the schema engine at work on embedded defaults;
- * `elicit check <file.json>` checks a requested schema from a file.
+ * The `elicit` command: `demo`, `connect` and `check`. Every command has --help; failures exit
+ * non-zero with a message that says what to do.
  */
 import { readFileSync } from 'node:fs';
 import { styleText } from 'node:util';
+import type { ScriptedAnswer } from '../client/scripted.ts';
 import {
   checkSchema,
   formatPath,
@@ -12,26 +13,58 @@ import {
   LATEST_REVISION,
   type Revision,
 } from '../schema/index.ts';
-import { runSelfCheck } from './self-check.ts';
+import { runConnect, type Target } from './connect.ts';
+import { runDemo } from './demo.ts';
 
-const HELP = `elicit: complete and safe MCP elicitation
+const HELP: Record<string, string> = {
+  main: `elicit: complete and safe MCP elicitation
 
 Usage:
-  elicit demo                         show the schema engine at work (no network, no files)
-  elicit check <schema.json> [--revision 2025-06-18|2025-11-25|2026-07-28]
-                                      check a requestedSchema against the restricted subset
-  elicit --help                       this text
-`;
+  elicit demo [--era auto|legacy|modern]     try elicitation against the built-in demo server
+  elicit connect <url> [options]             a terminal host for an MCP server over HTTP
+  elicit connect [options] -- <command> ...  … or over stdio
+  elicit check <schema.json> [--revision R]  check a requestedSchema against the restricted subset
+
+Run "elicit <command> --help" for the options of a command.
+`,
+  demo: `elicit demo [--era auto|legacy|modern]
+
+Starts the demo server on 127.0.0.1 (embedded, nothing to install) and connects to it.
+Interactive on a terminal; without one, runs a scripted tour and exits 0.
+`,
+  connect: `elicit connect <url> [options]
+elicit connect [options] -- <command> [args...]
+
+Options:
+  --era auto|legacy|modern   protocol era (default auto: probe, fall back to 2025-11-25)
+  --answers <file.json>      answer elicitations from a file (non-interactive):
+                             {"answers": [{"match": "text in message", "action": "accept", "content": {...}}],
+                              "policy": "accept-defaults" | "decline" | "cancel", "urls": "open" | "decline"}
+  --call <tool>              tool to call (non-interactive; repeatable)
+  --args <json>              arguments for the preceding --call
+  --policy <p>               accept-defaults | decline | cancel, for requests no answer matches
+  --open-urls                in non-interactive runs, open consented URL-mode pages
+  --help                     this text
+
+Without a terminal, or with --answers or --call, it runs non-interactively and exits
+non-zero if a tool call fails.
+`,
+  check: `elicit check <schema.json> [--revision 2025-06-18|2025-11-25|2026-07-28]
+
+Checks a requestedSchema (or an elicitation/create params object) against the restricted subset.
+`,
+};
+
+class UsageError extends Error {}
 
 function fail(message: string): never {
-  process.stderr.write(`${styleText('red', 'error')}: ${message}\n`);
-  process.exit(2);
+  throw new UsageError(message);
 }
 
 function check(args: string[]): number {
-  const file = args.find((a) => !a.startsWith('--'));
-  if (file === undefined) fail('elicit check needs a file: elicit check schema.json');
   const at = args.indexOf('--revision');
+  const file = args.find((a, i) => !a.startsWith('--') && (at === -1 || i !== at + 1));
+  if (file === undefined) fail('elicit check needs a file: elicit check schema.json');
   const revision = at === -1 ? LATEST_REVISION : args[at + 1];
   if (!isRevision(revision))
     fail(`--revision must be one of 2025-06-18, 2025-11-25, 2026-07-28; got ${String(revision)}`);
@@ -55,21 +88,129 @@ function check(args: string[]): number {
   return 1;
 }
 
-const [command, ...rest] = process.argv.slice(2);
-switch (command) {
-  case 'demo':
-    process.exit(runSelfCheck(process.stdout));
-    break;
-  case 'check':
-    process.exit(check(rest));
-    break;
-  case undefined:
-  case '--help':
-  case '-h':
-  case 'help':
-    process.stdout.write(HELP);
-    break;
-  default:
-    process.stderr.write(HELP);
-    fail(`unknown command ${JSON.stringify(command)}`);
+function era(value: string | undefined): 'auto' | 'legacy' | 'modern' {
+  if (value === undefined) return 'auto';
+  if (value === 'auto' || value === 'legacy' || value === 'modern') return value;
+  fail(`--era must be auto, legacy or modern; got ${JSON.stringify(value)}`);
 }
+
+async function connect(argv: string[]): Promise<number> {
+  const dashdash = argv.indexOf('--');
+  const opts = dashdash === -1 ? argv : argv.slice(0, dashdash);
+  const command = dashdash === -1 ? [] : argv.slice(dashdash + 1);
+  let eraValue: string | undefined;
+  let answersFile: string | undefined;
+  let policy: string | undefined;
+  let openUrls = false;
+  const calls: { name: string; args?: Record<string, unknown> }[] = [];
+  const positional: string[] = [];
+  for (let i = 0; i < opts.length; i++) {
+    const a = opts[i] as string;
+    const value = () => opts[++i] ?? fail(`${a} needs a value`);
+    if (a === '--era') eraValue = value();
+    else if (a === '--answers') answersFile = value();
+    else if (a === '--policy') policy = value();
+    else if (a === '--open-urls') openUrls = true;
+    else if (a === '--call') calls.push({ name: value() });
+    else if (a === '--args') {
+      const last = calls.at(-1) ?? fail('--args must follow a --call');
+      try {
+        last.args = JSON.parse(value());
+      } catch (error) {
+        fail(`--args is not JSON: ${(error as Error).message}`);
+      }
+    } else if (a.startsWith('--')) fail(`unknown option ${a}; see elicit connect --help`);
+    else positional.push(a);
+  }
+  let target: Target;
+  if (command.length > 0) target = { command: command[0] as string, args: command.slice(1) };
+  else if (positional[0] !== undefined) {
+    try {
+      new URL(positional[0]);
+    } catch {
+      fail(
+        `${JSON.stringify(positional[0])} is not a URL; for a local server use: elicit connect -- <command> [args...]`,
+      );
+    }
+    target = { url: positional[0] };
+  } else fail('elicit connect needs a server: a URL, or -- <command> [args...]');
+  let answers: ScriptedAnswer[] | undefined;
+  let urls: string | undefined;
+  if (answersFile !== undefined) {
+    try {
+      const data = JSON.parse(readFileSync(answersFile, 'utf8')) as {
+        answers?: ScriptedAnswer[];
+        policy?: string;
+        urls?: string;
+      };
+      answers = data.answers ?? [];
+      policy ??= data.policy;
+      urls = data.urls;
+    } catch (error) {
+      fail(`cannot read ${answersFile}: ${(error as Error).message}`);
+    }
+  }
+  if (policy !== undefined && !['accept-defaults', 'decline', 'cancel'].includes(policy))
+    fail(`--policy must be accept-defaults, decline or cancel; got ${policy}`);
+  const interactive =
+    process.stdin.isTTY === true && answersFile === undefined && calls.length === 0;
+  return runConnect({
+    target,
+    era: era(eraValue),
+    interactive,
+    answers,
+    policy: policy as 'accept-defaults' | 'decline' | 'cancel' | undefined,
+    openUrls: openUrls || urls === 'open',
+    calls,
+    input: process.stdin,
+    output: process.stdout,
+  });
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(HELP.main as string);
+    return 0;
+  }
+  if (
+    rest.includes('--help') &&
+    (rest.indexOf('--') === -1 || rest.indexOf('--help') < rest.indexOf('--'))
+  ) {
+    const help = HELP[command];
+    if (help === undefined) fail(`unknown command ${JSON.stringify(command)}; see elicit --help`);
+    process.stdout.write(help);
+    return 0;
+  }
+  switch (command) {
+    case 'demo': {
+      const at = rest.indexOf('--era');
+      return runDemo({
+        era: era(at === -1 ? undefined : rest[at + 1]),
+        interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
+        input: process.stdin,
+        output: process.stdout,
+      });
+    }
+    case 'connect':
+      return connect(rest);
+    case 'check':
+      return check(rest);
+    default:
+      fail(`unknown command ${JSON.stringify(command)}; see elicit --help`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${styleText('red', 'error')}: ${error.message}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(
+      `${styleText('red', 'error')}: ${(error as Error).stack ?? String(error)}\n`,
+    );
+    process.exit(1);
+  },
+);

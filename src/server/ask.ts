@@ -40,6 +40,9 @@ export interface FormOptions {
 export type AnswerOf<F> =
   F extends Form<infer T> ? T : F extends StandardSchemaLike<infer T> ? T : Content;
 
+/** The outcome of a URL-mode ask. */
+export type UrlResult = { readonly action: 'accept' | 'decline' | 'cancel' };
+
 /** One entry of `ask.all`: a form, a sampling request or a roots request. */
 export type AllSpec =
   | { readonly form: FormInput; readonly message?: string }
@@ -64,7 +67,12 @@ export interface Ask {
     form: F,
     options?: FormOptions,
   ): Promise<FormResult<AnswerOf<F>>>;
-  /** Asks several forms in one round (in parallel on legacy sessions). */
+  /**
+   * Asks the person to open a page (URL mode). `accept` means they consented and opened it;
+   * it does not mean the page's flow is finished.
+   */
+  url(key: string, request: { message: string; url: string }): Promise<UrlResult>;
+  /** Asks several things in one round (in parallel on legacy sessions). */
   all<S extends Record<string, AllSpec>>(specs: S): Promise<{ [K in keyof S]: AllResult<S[K]> }>;
   /** Runs a side effect once; its JSON result is journaled so a replay returns it without running it. */
   step<T>(key: string, fn: () => T | Promise<T>): Promise<T>;

@@ -18,6 +18,7 @@ export {
   type FormOptions,
   type FormResult,
   type FormSpec,
+  type UrlResult,
 } from './ask.ts';
 export {
   AnswerRejectedError,

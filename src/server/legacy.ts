@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 /** The legacy engine: 2025-06-18 / 2025-11-25 sessions, where the server can push requests. */
 import {
   type ClientCapabilities,
@@ -87,6 +88,18 @@ export function legacyAsk(ctx: ServerContext, mcp: McpServer, limits: AskLimits)
         }),
       );
       return Object.fromEntries(keys.map((k, i) => [k, results[i]])) as never;
+    },
+    async url(key, request) {
+      checkKey(key);
+      if (!declares(caps, 'url')) throw new ElicitationUnsupportedError('URL elicitation');
+      const response = await waitFor(key, () =>
+        ctx.mcpReq.elicitInput(
+          { mode: 'url', message: request.message, url: request.url, elicitationId: randomUUID() },
+          options(),
+        ),
+      );
+      const action = (response as { action?: unknown }).action;
+      return { action: action === 'accept' || action === 'decline' ? action : 'cancel' };
     },
     async step(key, fn) {
       checkKey(key);

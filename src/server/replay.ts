@@ -183,6 +183,26 @@ export function modernAsk(run: Run): Ask {
         throw new ReplayError(key);
       return journaled(key, fn);
     },
+    async url(key, request) {
+      checkKey(key);
+      const done = journal.a[key] as { action?: unknown } | undefined;
+      if (done !== undefined) return { action: done.action } as never;
+      if (!declares(run.caps, 'url')) throw new ElicitationUnsupportedError('URL elicitation');
+      const response = offered(run, key) as { action?: unknown } | undefined;
+      if (
+        response?.action === 'accept' ||
+        response?.action === 'decline' ||
+        response?.action === 'cancel'
+      ) {
+        journal.a[key] = { action: response.action };
+        return { action: response.action };
+      }
+      addPending(run, key, {
+        method: 'elicitation/create',
+        params: { mode: 'url', message: request.message, url: request.url },
+      } as InputRequest);
+      throw SUSPEND;
+    },
     async sample(key, params) {
       const result = raw(key, 'sampling', sampling(params));
       if (result === undefined) throw SUSPEND;

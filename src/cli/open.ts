@@ -1,0 +1,31 @@
+/**
+ * Opens a URL in the system browser without a shell: the URL is one argument to a fixed
+ * program, never parsed by a shell. `ELICIT_BROWSER` names another program (tests use it).
+ */
+import { spawn } from 'node:child_process';
+
+export function openInBrowser(href: string): Promise<void> {
+  const custom = process.env.ELICIT_BROWSER;
+  const [cmd, args] =
+    custom !== undefined && custom !== ''
+      ? [custom, [href]]
+      : process.platform === 'darwin'
+        ? ['open', [href]]
+        : process.platform === 'win32'
+          ? ['rundll32', ['url.dll,FileProtocolHandler', href]]
+          : ['xdg-open', [href]];
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args as string[], { stdio: 'ignore', detached: true, shell: false });
+    child.once('error', (error) =>
+      reject(
+        new Error(
+          `Could not start ${cmd} to open the page: ${error.message}. Open it yourself: ${href}`,
+        ),
+      ),
+    );
+    child.once('spawn', () => {
+      child.unref();
+      resolve();
+    });
+  });
+}
