@@ -41,6 +41,8 @@ interface Job {
   readonly suite: Suite;
   readonly scenario: string;
   readonly version: string;
+  /** Client scenarios run examples/conformance-client against the suite's mock server. */
+  readonly client?: boolean;
 }
 const jobs: Job[] = [
   ...LEGACY.map((scenario) => ({ suite: '0.1.16' as const, scenario, version: '2025-11-25' })),
@@ -56,7 +58,26 @@ const jobs: Job[] = [
   })),
   { suite: '0.2.0-alpha.12', scenario: 'dns-rebinding-protection', version: '2026-07-28' },
   { suite: '0.2.0-alpha.12', scenario: 'dns-rebinding-protection', version: '2025-11-25' },
+  {
+    suite: '0.1.16',
+    scenario: 'elicitation-sep1034-client-defaults',
+    version: '2025-11-25',
+    client: true,
+  },
+  {
+    suite: '0.2.0-alpha.12',
+    scenario: 'elicitation-sep1034-client-defaults',
+    version: '2025-11-25',
+    client: true,
+  },
+  {
+    suite: '0.2.0-alpha.12',
+    scenario: 'sep-2322-client-request-state',
+    version: '2026-07-28',
+    client: true,
+  },
 ];
+const CLIENT_COMMAND = `${process.execPath} examples/conformance-client/client.ts`;
 
 function run(
   cmd: string,
@@ -98,11 +119,11 @@ interface Outcome {
 
 async function runJob(job: Job, url: string): Promise<Outcome> {
   const dir = mkdtempSync(join(tmpdir(), 'elicit-conformance-'));
+  const leg =
+    job.client === true ? ['client', '--command', CLIENT_COMMAND] : ['server', '--url', url];
   const { out } = await run(process.execPath, [
     SUITES[job.suite],
-    'server',
-    '--url',
-    url,
+    ...leg,
     '--scenario',
     job.scenario,
     '--spec-version',

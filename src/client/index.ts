@@ -1,6 +1,7 @@
 /** elicit/client: safe elicitation handling for hosts built on the SDK v2 Client. */
 export { type AttachOptions, attachElicitation, type ElicitClient, identityOf } from './attach.ts';
 export { inert } from './inert.ts';
+export { answerInputRequests, completeByDefault } from './mrtr.ts';
 export {
   createPipeline,
   ElicitationRefused,
