@@ -143,7 +143,17 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
         } catch (error) {
           if (!(error instanceof UrlElicitationRequiredError) || round >= maxRetries) throw error;
           const elicitations = error.elicitations;
-          if (elicitations.length > 0 && elicitations.every((e) => seen.has(e.url))) {
+          // The same page (origin and path; the query usually carries a fresh state) asked for
+          // again after it completed means the server is looping.
+          const pageOf = (u: string) => {
+            try {
+              const parsed = new URL(u);
+              return `${parsed.origin}${parsed.pathname}`;
+            } catch {
+              return u;
+            }
+          };
+          if (elicitations.length > 0 && elicitations.every((e) => seen.has(pageOf(e.url)))) {
             throw new ElicitError(
               'ELICIT_URL_LOOP',
               `${identityOf(client).name} asked again for the same page(s) after they completed; stopped to avoid a loop.`,
@@ -156,7 +166,7 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
           });
           const ids: string[] = [];
           for (const e of elicitations) {
-            seen.add(e.url);
+            seen.add(pageOf(e.url));
             const result = await pipeline.handle(
               { ...e, mode: 'url' },
               {
