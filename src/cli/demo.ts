@@ -49,7 +49,7 @@ export async function runDemo(options: {
         {
           match: 'How did you like',
           action: 'accept',
-          content: { rating: '5', comment: 'Forms that check themselves!' },
+          content: { rating: 'loved', comment: 'Forms that check themselves!' },
         },
       ],
       calls: [

@@ -22,6 +22,8 @@ const traveller = form({
   insurance: boolean({ title: 'Travel insurance', default: false }),
 });
 
+const FEELING = { loved: 'loved it', fine: 'found it fine', meh: 'did not like it' } as const;
+
 export function demoServer(): ElicitServer {
   let booking = 1000;
   return createServer({
@@ -54,8 +56,9 @@ export function demoServer(): ElicitServer {
         const r = await ask.form(
           'feedback',
           form({
+            // Number-like keys would be reordered by JavaScript objects: use words.
             rating: choice(
-              { '5': 'Loved it', '3': 'It was fine', '1': 'Not for me' },
+              { loved: 'Loved it', fine: 'It was fine', meh: 'Not for me' },
               { title: 'How was it?' },
             ),
             comment: text({ title: 'Anything else?', maxLength: 500, optional: true }),
@@ -63,7 +66,7 @@ export function demoServer(): ElicitServer {
           { message: 'How did you like elicit?' },
         );
         return r.action === 'accept'
-          ? `Thanks! Rating ${r.content.rating}${r.content.comment ? `: “${r.content.comment}”` : ''}.`
+          ? `Thanks! You ${FEELING[r.content.rating]}${r.content.comment ? `: “${r.content.comment}”` : ''}.`
           : `No feedback (${r.action}).`;
       },
     )
