@@ -1,0 +1,138 @@
+/**
+ * The terminal renderer with injected streams: every field type, defaults, inline errors,
+ * review, decline and cancel keys, and the URL consent screen.
+ */
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { terminalRenderer } from '../../src/client/terminal.ts';
+import type { FormRequest, UrlRequest } from '../../src/client/types.ts';
+import { applyDefaults, compileSchema } from '../../src/schema/index.ts';
+import { analyzeUrl } from '../../src/url/index.ts';
+
+const ENTER = '\r';
+const DOWN = '\u001b[B';
+const SPACE = ' ';
+
+function harness() {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let screen = '';
+  output.on('data', (d: Buffer) => {
+    screen += d.toString();
+  });
+  const renderer = terminalRenderer({ input, output, color: false });
+  const type = async (...keys: string[]) => {
+    for (const k of keys) {
+      await new Promise((r) => setTimeout(r, 25));
+      input.write(k);
+    }
+  };
+  const plain = () => screen.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+  return { renderer, type, plain };
+}
+
+function request(raw: unknown, extra: Partial<FormRequest> = {}): FormRequest {
+  const schema = compileSchema(raw);
+  return { server: { name: 'test-server' }, message: 'Please answer', schema, issues: [], initial: applyDefaults(schema, {}), attempt: 1, ...extra };
+}
+
+const signal = new AbortController().signal;
+
+describe('terminal renderer: forms', () => {
+  it('every field type, defaults pre-filled, then send', async () => {
+    const h = harness();
+    const req = request({
+      type: 'object',
+      properties: {
+        name: { type: 'string', title: 'Name', minLength: 2 },
+        age: { type: 'integer', title: 'Age', minimum: 0, maximum: 150, default: 30 },
+        ok: { type: 'boolean', title: 'Subscribe', default: true },
+        seat: { type: 'string', title: 'Seat', oneOf: [{ const: 'w', title: 'Window' }, { const: 'a', title: 'Aisle' }] },
+        size: { type: 'string', title: 'Size', enum: ['s', 'm'], enumNames: ['Small', 'Medium'] },
+        extras: { type: 'array', title: 'Extras', items: { anyOf: [{ const: 'wifi', title: 'Wi-Fi' }, { const: 'meal', title: 'Meal' }] }, maxItems: 1 },
+      },
+      required: ['name'],
+    });
+    const done = h.renderer.form(req, signal);
+    // name: too short first (inline error), then valid; age: keep default; ok: keep Yes; seat: Aisle; size: Small;
+    // extras: tick the first; review: send.
+    await h.type('A', ENTER, 'da', ENTER, ENTER, ENTER, DOWN, ENTER, ENTER, SPACE, ENTER, 's');
+    const result = await done;
+    expect(result).toEqual({ action: 'accept', content: { name: 'Ada', age: 30, ok: true, seat: 'a', size: 's', extras: ['wifi'] } });
+    const screen = h.plain();
+    expect(screen).toContain('test-server asks for input');
+    expect(screen).toContain('Enter at least 2 characters.');
+    expect(screen).toContain('Age (whole number, 0 to 150, optional)');
+    expect(screen).toContain('Seat: Aisle');
+    expect(screen).toContain('Extras: Wi-Fi');
+  });
+  it('d declines and c cancels at the review; Esc cancels anywhere', async () => {
+    const raw = { type: 'object', properties: { a: { type: 'string' } } };
+    let h = harness();
+    let done = h.renderer.form(request(raw), signal);
+    await h.type('x', ENTER, 'd');
+    expect(await done).toEqual({ action: 'decline' });
+    h = harness();
+    done = h.renderer.form(request(raw), signal);
+    await h.type('x', ENTER, 'c');
+    expect(await done).toEqual({ action: 'cancel' });
+    h = harness();
+    done = h.renderer.form(request(raw), signal);
+    await h.type('\u001b');
+    expect(await done).toEqual({ action: 'cancel' });
+  });
+  it('shows the previous attempt’s errors and hostile text inert', async () => {
+    const h = harness();
+    const req = request(
+      { type: 'object', properties: { a: { type: 'string', title: 'A\u001b[31m\u202eevil' } } },
+      { message: 'Hi \u001b]8;;https://evil.example\u0007click\u001b]8;;\u0007', issues: [{ code: 'min_length', field: 'a', message: 'Enter at least 3 characters.' }] },
+    );
+    const done = h.renderer.form(req, signal);
+    await h.type('abc', ENTER, 's');
+    await done;
+    const raw = h.plain();
+    expect(raw).toContain('Enter at least 3 characters.');
+    expect(raw).toContain('A⟨ESC[31m⟩⟨U+202E⟩evil');
+    expect(raw).not.toContain('\u202e');
+    expect(raw).not.toContain('\u001b]8;;');
+  });
+});
+
+describe('terminal renderer: URL consent', () => {
+  function url(href: string, awaitDone = false): { req: UrlRequest; opened: string[] } {
+    const opened: string[] = [];
+    const analysis = analyzeUrl(href);
+    return {
+      opened,
+      req: { server: { name: 'test-server' }, message: 'Sign in', analysis, elicitationId: 'e1', awaitDone, open: async () => void opened.push(analysis.href as string) },
+    };
+  }
+  it('shows warnings on top and the site, opens only on o', async () => {
+    const h = harness();
+    const { req, opened } = url('https://аpple.com/login');
+    const done = h.renderer.url(req, signal);
+    await h.type('o');
+    expect(await done).toEqual({ action: 'opened' });
+    expect(opened).toEqual(['https://xn--pple-43d.com/login']);
+    const screen = h.plain();
+    expect(screen.indexOf('looks like apple.com')).toBeLessThan(screen.indexOf('wants you to open a page'));
+    expect(screen).toContain('Site: xn--pple-43d.com');
+    expect(screen).toContain('Open anyway');
+  });
+  it('refused URLs offer no open key', async () => {
+    const h = harness();
+    const { req, opened } = url('javascript:alert(1)');
+    const done = h.renderer.url(req, signal);
+    await h.type('o', 'd');
+    expect(await done).toEqual({ action: 'decline' });
+    expect(opened).toEqual([]);
+    expect(h.plain()).toContain('Not opened:');
+  });
+  it('waits for "done" when the request is retried on return (2026-07-28)', async () => {
+    const h = harness();
+    const { req } = url('https://example.com/connect', true);
+    const done = h.renderer.url(req, signal);
+    await h.type('o', 'c');
+    expect(await done).toEqual({ action: 'cancel' });
+  });
+});
