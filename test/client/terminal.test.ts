@@ -33,7 +33,15 @@ function harness() {
 
 function request(raw: unknown, extra: Partial<FormRequest> = {}): FormRequest {
   const schema = compileSchema(raw);
-  return { server: { name: 'test-server' }, message: 'Please answer', schema, issues: [], initial: applyDefaults(schema, {}), attempt: 1, ...extra };
+  return {
+    server: { name: 'test-server' },
+    message: 'Please answer',
+    schema,
+    issues: [],
+    initial: applyDefaults(schema, {}),
+    attempt: 1,
+    ...extra,
+  };
 }
 
 const signal = new AbortController().signal;
@@ -47,9 +55,26 @@ describe('terminal renderer: forms', () => {
         name: { type: 'string', title: 'Name', minLength: 2 },
         age: { type: 'integer', title: 'Age', minimum: 0, maximum: 150, default: 30 },
         ok: { type: 'boolean', title: 'Subscribe', default: true },
-        seat: { type: 'string', title: 'Seat', oneOf: [{ const: 'w', title: 'Window' }, { const: 'a', title: 'Aisle' }] },
+        seat: {
+          type: 'string',
+          title: 'Seat',
+          oneOf: [
+            { const: 'w', title: 'Window' },
+            { const: 'a', title: 'Aisle' },
+          ],
+        },
         size: { type: 'string', title: 'Size', enum: ['s', 'm'], enumNames: ['Small', 'Medium'] },
-        extras: { type: 'array', title: 'Extras', items: { anyOf: [{ const: 'wifi', title: 'Wi-Fi' }, { const: 'meal', title: 'Meal' }] }, maxItems: 1 },
+        extras: {
+          type: 'array',
+          title: 'Extras',
+          items: {
+            anyOf: [
+              { const: 'wifi', title: 'Wi-Fi' },
+              { const: 'meal', title: 'Meal' },
+            ],
+          },
+          maxItems: 1,
+        },
       },
       required: ['name'],
     });
@@ -58,7 +83,10 @@ describe('terminal renderer: forms', () => {
     // extras: tick the first; review: send.
     await h.type('A', ENTER, 'da', ENTER, ENTER, ENTER, DOWN, ENTER, ENTER, SPACE, ENTER, 's');
     const result = await done;
-    expect(result).toEqual({ action: 'accept', content: { name: 'Ada', age: 30, ok: true, seat: 'a', size: 's', extras: ['wifi'] } });
+    expect(result).toEqual({
+      action: 'accept',
+      content: { name: 'Ada', age: 30, ok: true, seat: 'a', size: 's', extras: ['wifi'] },
+    });
     const screen = h.plain();
     expect(screen).toContain('test-server asks for input');
     expect(screen).toContain('Enter at least 2 characters.');
@@ -85,7 +113,10 @@ describe('terminal renderer: forms', () => {
     const h = harness();
     const req = request(
       { type: 'object', properties: { a: { type: 'string', title: 'A\u001b[31m\u202eevil' } } },
-      { message: 'Hi \u001b]8;;https://evil.example\u0007click\u001b]8;;\u0007', issues: [{ code: 'min_length', field: 'a', message: 'Enter at least 3 characters.' }] },
+      {
+        message: 'Hi \u001b]8;;https://evil.example\u0007click\u001b]8;;\u0007',
+        issues: [{ code: 'min_length', field: 'a', message: 'Enter at least 3 characters.' }],
+      },
     );
     const done = h.renderer.form(req, signal);
     await h.type('abc', ENTER, 's');
@@ -104,7 +135,14 @@ describe('terminal renderer: URL consent', () => {
     const analysis = analyzeUrl(href);
     return {
       opened,
-      req: { server: { name: 'test-server' }, message: 'Sign in', analysis, elicitationId: 'e1', awaitDone, open: async () => void opened.push(analysis.href as string) },
+      req: {
+        server: { name: 'test-server' },
+        message: 'Sign in',
+        analysis,
+        elicitationId: 'e1',
+        awaitDone,
+        open: async () => void opened.push(analysis.href as string),
+      },
     };
   }
   it('shows warnings on top and the site, opens only on o', async () => {
@@ -115,7 +153,9 @@ describe('terminal renderer: URL consent', () => {
     expect(await done).toEqual({ action: 'opened' });
     expect(opened).toEqual(['https://xn--pple-43d.com/login']);
     const screen = h.plain();
-    expect(screen.indexOf('looks like apple.com')).toBeLessThan(screen.indexOf('wants you to open a page'));
+    expect(screen.indexOf('looks like apple.com')).toBeLessThan(
+      screen.indexOf('wants you to open a page'),
+    );
     expect(screen).toContain('Site: xn--pple-43d.com');
     expect(screen).toContain('Open anyway');
   });
