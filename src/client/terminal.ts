@@ -101,10 +101,18 @@ export function terminalRenderer(options: TerminalOptions = {}): Renderer {
         if (p.isCancel(v)) return 'cancel';
         error = session.set(f, v);
       } else {
+        // Only safe text is pre-filled (it is echoed as typed); anything else is shown inert, and an
+        // empty answer keeps the default.
+        const prefill = current === undefined ? '' : String(current);
+        const safe = inert(prefill, 10_000, false) === prefill;
+        if (!safe)
+          p.log.info(`Current value: ${inert(prefill, 200, false)} (leave empty to keep it)`, {
+            output,
+          });
         const v = await p.text({
           ...io,
           message,
-          initialValue: current === undefined ? '' : String(current),
+          initialValue: safe ? prefill : '',
           validate: (text) => session.enter(f, text ?? ''),
         });
         if (p.isCancel(v)) return 'cancel';

@@ -218,3 +218,48 @@ describe('rate limiting', () => {
     expect(notices.filter((n) => n === 'rate_limited').length).toBeGreaterThan(990);
   });
 });
+
+describe('idle and declined URL requests', () => {
+  it('make zero network requests', async () => {
+    const { createServer } = await import('node:http');
+    let hits = 0;
+    const page = createServer((_q, r) => {
+      hits++;
+      r.end();
+    });
+    await new Promise<void>((r) => page.listen(0, '127.0.0.1', r));
+    const href = `http://127.0.0.1:${(page.address() as { port: number }).port}/connect`;
+    const { createPipeline } = await import('../../src/client/index.ts');
+    const idle = createPipeline({
+      renderer: {
+        ...scriptedRenderer(),
+        // A person who never answers: the request is cancelled after a while.
+        url: (_req, signal) =>
+          new Promise((resolve) =>
+            signal.addEventListener('abort', () => resolve({ action: 'cancel' })),
+          ),
+      },
+      openUrl: async (u) => void (await fetch(u)),
+    });
+    const controller = new AbortController();
+    const pending = idle.handle(
+      { mode: 'url', message: 'Connect', url: href },
+      { server: { name: 's' }, revision: '2025-11-25', signal: controller.signal },
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    controller.abort();
+    expect(await pending).toEqual({ action: 'cancel' });
+    const declining = createPipeline({
+      renderer: scriptedRenderer({ urls: 'decline' }),
+      openUrl: async (u) => void (await fetch(u)),
+    });
+    expect(
+      await declining.handle(
+        { mode: 'url', message: 'Connect', url: href },
+        { server: { name: 's' }, revision: '2025-11-25', signal: new AbortController().signal },
+      ),
+    ).toEqual({ action: 'decline' });
+    expect(hits).toBe(0);
+    page.close();
+  });
+});
