@@ -8,6 +8,7 @@ export default defineConfig({
     'url/index': 'src/url/index.ts',
     'client/index': 'src/client/index.ts',
     'client/terminal': 'src/client/terminal.ts',
+    'store/index': 'src/store/index.ts',
     'cli/main': 'src/cli/main.ts',
   },
   format: 'esm',

@@ -7,7 +7,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 
 const NEEDED: { program: string; pkg: string }[] = [{ program: 'tmux', pkg: 'tmux' }];
 
-const has = (program: string) => spawnSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' }).status === 0;
+const has = (program: string) =>
+  spawnSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' }).status === 0;
 const missing = NEEDED.filter((n) => !has(n.program));
 if (missing.length === 0) process.exit(0);
 
@@ -15,12 +16,17 @@ const pkgs = missing.map((m) => m.pkg);
 const root = process.getuid?.() === 0;
 if (root && has('apt-get')) {
   process.stderr.write(`Installing ${pkgs.join(', ')} from Debian's packages for the tests…\n`);
-  const install = () => spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...pkgs], { stdio: 'inherit' }).status === 0;
+  const install = () =>
+    spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...pkgs], {
+      stdio: 'inherit',
+    }).status === 0;
   if (!install()) {
     execFileSync('apt-get', ['update'], { stdio: 'inherit' });
     if (!install()) process.exit(1);
   }
   process.exit(0);
 }
-process.stderr.write(`The tests need ${pkgs.join(', ')}: install ${pkgs.length === 1 ? 'it' : 'them'} (for example: sudo apt-get install ${pkgs.join(' ')}) and run npm test again.\n`);
+process.stderr.write(
+  `The tests need ${pkgs.join(', ')}: install ${pkgs.length === 1 ? 'it' : 'them'} (for example: sudo apt-get install ${pkgs.join(' ')}) and run npm test again.\n`,
+);
 process.exit(1);

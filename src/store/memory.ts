@@ -1,0 +1,96 @@
+/** In-memory store: one process, nothing survives a restart. For tests and single-process dev. */
+import {
+  checkKey,
+  checkTtl,
+  type Json,
+  type PutOptions,
+  type Store,
+  type Stored,
+} from './types.ts';
+
+interface Entry {
+  value: string;
+  version: number;
+  expiresAt: number;
+  tags: readonly string[];
+}
+
+export function memoryStore(options: { now?: () => number; maxEntries?: number } = {}): Store {
+  const now = options.now ?? Date.now;
+  const maxEntries = options.maxEntries ?? 1_000_000;
+  const entries = new Map<string, Entry>();
+  const tags = new Map<string, Set<string>>();
+  const live = (key: string): Entry | undefined => {
+    const e = entries.get(key);
+    if (e === undefined) return undefined;
+    if (e.expiresAt <= now()) {
+      remove(key, e);
+      return undefined;
+    }
+    return e;
+  };
+  const remove = (key: string, e: Entry) => {
+    entries.delete(key);
+    for (const t of e.tags) tags.get(t)?.delete(key);
+  };
+  const out = <T extends Json>(e: Entry): Stored<T> => ({
+    value: JSON.parse(e.value) as T,
+    version: e.version,
+    expiresAt: e.expiresAt,
+  });
+  return {
+    async create(key, value, opts: PutOptions) {
+      checkKey(key);
+      checkTtl(opts.ttlMs);
+      if (live(key) !== undefined) return false;
+      if (entries.size >= maxEntries) {
+        for (const [k, e] of entries) if (e.expiresAt <= now()) remove(k, e);
+        if (entries.size >= maxEntries)
+          throw new Error(`memory store is full (${maxEntries} entries)`);
+      }
+      const e: Entry = {
+        value: JSON.stringify(value),
+        version: 1,
+        expiresAt: now() + opts.ttlMs,
+        tags: opts.tags ?? [],
+      };
+      entries.set(key, e);
+      for (const t of e.tags) {
+        let set = tags.get(t);
+        if (set === undefined) tags.set(t, (set = new Set()));
+        set.add(key);
+      }
+      return true;
+    },
+    async get(key) {
+      const e = live(key);
+      return e === undefined ? undefined : out(e);
+    },
+    async update(key, version, value, opts) {
+      const e = live(key);
+      if (e === undefined || e.version !== version) return false;
+      if (opts?.ttlMs !== undefined) checkTtl(opts.ttlMs);
+      e.value = JSON.stringify(value);
+      e.version += 1;
+      if (opts?.ttlMs !== undefined) e.expiresAt = now() + opts.ttlMs;
+      return true;
+    },
+    async take(key) {
+      const e = live(key);
+      if (e === undefined) return undefined;
+      remove(key, e);
+      return out(e);
+    },
+    async delete(key) {
+      const e = entries.get(key);
+      if (e !== undefined) remove(key, e);
+    },
+    async findByTag(tag) {
+      return [...(tags.get(tag) ?? [])].filter((k) => live(k) !== undefined);
+    },
+    async close() {
+      entries.clear();
+      tags.clear();
+    },
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * The store contract every driver implements: JSON records with a TTL, atomic create-if-absent,
+ * compare-and-set by version, atomic single-use take, and lookup by tag (for example all records
+ * of one principal). Small on purpose, so SQLite, Redis and memory can all do it atomically.
+ */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+export interface Stored<T extends Json = Json> {
+  readonly value: T;
+  /** Increases on every write; pass it to `update` for compare-and-set. */
+  readonly version: number;
+  /** Milliseconds since the epoch. */
+  readonly expiresAt: number;
+}
+
+export interface PutOptions {
+  readonly ttlMs: number;
+  /** Tags to find the record by later (`findByTag`). */
+  readonly tags?: readonly string[];
+}
+
+export interface Store {
+  /** Creates `key` only if it does not exist (or has expired). True when created. */
+  create(key: string, value: Json, options: PutOptions): Promise<boolean>;
+  get<T extends Json = Json>(key: string): Promise<Stored<T> | undefined>;
+  /** Replaces the value only if the stored version is `version`. True when replaced. */
+  update(
+    key: string,
+    version: number,
+    value: Json,
+    options?: Partial<PutOptions>,
+  ): Promise<boolean>;
+  /** Removes and returns the record, atomically: only one caller ever gets it. */
+  take<T extends Json = Json>(key: string): Promise<Stored<T> | undefined>;
+  delete(key: string): Promise<void>;
+  /** Keys of live records created with `tag`. */
+  findByTag(tag: string): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export class StoreError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'StoreError';
+    this.code = code;
+  }
+}
+
+/** Keys and tags are bounded and printable, so every driver can store them as they are. */
+export function checkKey(key: string, what = 'key'): void {
+  if (
+    typeof key !== 'string' ||
+    key.length === 0 ||
+    key.length > 512 ||
+    /[\u0000-\u001f]/.test(key)
+  ) {
+    throw new StoreError(
+      'ELICIT_STORE_KEY',
+      `store ${what} must be 1-512 printable characters, got ${JSON.stringify(String(key).slice(0, 40))}`,
+    );
+  }
+}
+
+export function checkTtl(ttlMs: number): void {
+  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0)
+    throw new StoreError(
+      'ELICIT_STORE_TTL',
+      `ttlMs must be a positive whole number of milliseconds, got ${ttlMs}`,
+    );
+}
