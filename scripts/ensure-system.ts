@@ -1,11 +1,15 @@
 /**
- * `npm test` needs a few system programs (tmux for the real-terminal test). On a fresh machine
+ * `npm test` needs a few system programs: tmux for the real-terminal test, Chromium for the
+ * browser tests (driven by playwright-core; it cannot download its own browser here). On a fresh machine
  * of this project's kind they come from Debian's packages; this installs what is missing when
  * it can (root with apt-get), and otherwise says what to install. It never skips silently.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 
-const NEEDED: { program: string; pkg: string }[] = [{ program: 'tmux', pkg: 'tmux' }];
+const NEEDED: { program: string; pkg: string }[] = [
+  { program: 'tmux', pkg: 'tmux' },
+  { program: 'chromium', pkg: 'chromium' },
+];
 
 const has = (program: string) =>
   spawnSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' }).status === 0;

@@ -1,0 +1,267 @@
+/**
+ * `createConnectApp`: the web side of URL mode, a Hono app to mount beside the MCP endpoint.
+ *
+ *   GET  /elicit/<id>             the connect page: same-user check, then OAuth or the secret form
+ *   POST /elicit/<id>/secret      the secret form (CSRF token + Origin/Fetch-Metadata checks)
+ *   POST /elicit/<id>/decline     the person says no
+ *   GET  /elicit/oauth/callback   the third-party authorization server comes back here
+ *   /elicit/login…                the pluggable login
+ *
+ * A link opened by anyone but the user who asked is refused with the same page as an unknown
+ * id, stores nothing and never reaches the provider; the event is logged.
+ */
+import { Hono } from 'hono';
+import { TokenBuckets } from '../client/rate-limit.ts';
+import type { Store } from '../store/types.ts';
+import type { CompletionBus } from './completion.ts';
+import type { Login } from './login.ts';
+import { newState, newVerifier, OAuthFlowError, Provider, type ProviderConfig } from './oauth.ts';
+import { done, escapeHtml, failed, notAvailable, render } from './pages.ts';
+import type { Records, UrlRecord } from './records.ts';
+import { type BrowserSession, browserBinding, Sessions } from './sessions.ts';
+import type { Vault } from './vault.ts';
+
+export type ConnectEvent =
+  | { type: 'principal_mismatch'; id: string; record: string; browser: string }
+  | { type: 'unknown_link'; id: string }
+  | { type: 'oauth_refused'; reason: string }
+  | { type: 'csrf_refused'; id: string }
+  | { type: 'completed'; id: string; purpose: string };
+
+export interface ConnectOptions {
+  /** The public origin of these pages, e.g. https://mcp.example.com (http only on loopback). */
+  readonly baseUrl: string;
+  readonly store: Store;
+  readonly records: Records;
+  readonly vault: Vault;
+  readonly bus: CompletionBus;
+  readonly providers: Readonly<Record<string, ProviderConfig>>;
+  readonly login: Login;
+  readonly log?: (event: ConnectEvent) => void;
+  /** Lifetime of stored tokens and secrets; default 90 days. */
+  readonly vaultTtlMs?: number;
+}
+
+export interface ConnectApp {
+  readonly app: Hono;
+  fetch(req: Request): Promise<Response>;
+  readonly providers: ReadonlyMap<string, Provider>;
+  /** The link for a record. */
+  link(id: string): string;
+  readonly redirectUri: string;
+}
+
+interface OAuthTx {
+  readonly recordId: string;
+  readonly provider: string;
+  readonly verifier: string;
+  readonly browser: string;
+}
+
+function redirect(location: string): Response {
+  return new Response(null, {
+    status: 303,
+    headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
+  });
+}
+
+export function createConnectApp(options: ConnectOptions): ConnectApp {
+  const baseUrl = new URL(options.baseUrl);
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(baseUrl.hostname);
+  if (baseUrl.protocol !== 'https:' && !loopback)
+    throw new Error(`connect pages need https outside loopback; got ${baseUrl.origin}`);
+  const sessions = new Sessions(options.store, baseUrl);
+  const providers = new Map(
+    Object.entries(options.providers).map(([name, cfg]) => [name, new Provider(name, cfg)]),
+  );
+  const redirectUri = new URL('/elicit/oauth/callback', baseUrl).href;
+  const log = options.log ?? (() => {});
+  const guesses = new TokenBuckets({ capacity: 20, perMinute: 30 });
+  const vaultTtl = options.vaultTtlMs ?? 90 * 24 * 60 * 60_000;
+  const app = new Hono();
+
+  // Fetch Metadata first (every current browser sends it); Origin when present must match.
+  const sameOrigin = (req: Request): boolean => {
+    const site = req.headers.get('sec-fetch-site');
+    if (site !== null && site !== 'same-origin') return false;
+    const origin = req.headers.get('origin');
+    if (origin !== null && origin !== baseUrl.origin) return false;
+    return site !== null || origin !== null;
+  };
+  const safeNext = (next: string | undefined): string =>
+    next !== undefined && /^\/elicit\/[A-Za-z0-9_-]{22}$/.test(next) ? next : '/elicit/';
+
+  options.login.mount(app, { sessions, store: options.store, baseUrl, safeNext, sameOrigin });
+
+  const unavailable = (id: string): Response => {
+    log({ type: 'unknown_link', id: id.slice(0, 40) });
+    if (!guesses.take('global')) return failed('Too many attempts; wait a minute.', 429);
+    return notAvailable();
+  };
+
+  /** The record and session for a request, or the response that refuses it. */
+  async function gate(
+    id: string,
+    req: Request,
+  ): Promise<{ record: UrlRecord; session: BrowserSession } | Response> {
+    const record = await options.records.get(id);
+    if (record === undefined || record.status !== 'pending') return unavailable(id);
+    const session = await sessions.current(req.headers.get('cookie'));
+    if (session === undefined) return redirect(options.login.start(`/elicit/${id}`));
+    if (session.principal !== record.principal) {
+      log({ type: 'principal_mismatch', id, record: record.principal, browser: session.principal });
+      return notAvailable();
+    }
+    return { record, session };
+  }
+
+  app.get('/elicit/oauth/callback', async (c) => {
+    const current = new URL(c.req.url);
+    const state = current.searchParams.get('state') ?? '';
+    const tx =
+      state === ''
+        ? undefined
+        : ((await options.store.take<never>(`oauth:${state}`))?.value as OAuthTx | undefined);
+    if (tx === undefined) {
+      log({ type: 'oauth_refused', reason: 'unknown or reused state' });
+      return failed('This sign-in response is not expected here (it may have been used already).');
+    }
+    const session = await sessions.current(c.req.header('cookie'));
+    if (session === undefined || browserBinding(session) !== tx.browser) {
+      log({ type: 'oauth_refused', reason: 'state from another browser' });
+      return failed('This sign-in was started in another browser.', 403);
+    }
+    const record = await options.records.get(tx.recordId);
+    if (
+      record === undefined ||
+      record.status !== 'pending' ||
+      record.principal !== session.principal
+    )
+      return notAvailable();
+    const provider = providers.get(tx.provider);
+    if (provider === undefined) return notAvailable();
+    try {
+      const tokens = await provider.exchange(current, state, redirectUri, tx.verifier);
+      await options.vault.put(
+        { principal: record.principal, provider: provider.name },
+        tokens as never,
+        vaultTtl,
+      );
+    } catch (error) {
+      log({
+        type: 'oauth_refused',
+        reason: error instanceof OAuthFlowError ? error.code : 'exchange failed',
+      });
+      return failed(
+        error instanceof OAuthFlowError ? error.message : 'The sign-in could not be completed.',
+      );
+    }
+    if ((await options.records.finish(record.id, 'complete')) !== undefined) {
+      await options.bus.publish({ id: record.id, status: 'complete' });
+      log({ type: 'completed', id: record.id, purpose: record.purpose });
+    }
+    return done(`${provider.name} is connected.`);
+  });
+
+  app.get('/elicit/:id', async (c) => {
+    const id = c.req.param('id');
+    const checked = await gate(id, c.req.raw);
+    if (checked instanceof Response) return checked;
+    const { record, session } = checked;
+    if (record.purpose === 'connect') {
+      const provider = providers.get(record.subject);
+      if (provider === undefined) return notAvailable();
+      const state = newState();
+      const verifier = newVerifier();
+      let url: URL;
+      try {
+        url = await provider.authorizationUrl(redirectUri, state, verifier);
+      } catch (error) {
+        return failed(
+          error instanceof OAuthFlowError
+            ? error.message
+            : 'The provider is not reachable right now.',
+          502,
+        );
+      }
+      const tx: OAuthTx = {
+        recordId: record.id,
+        provider: provider.name,
+        verifier,
+        browser: browserBinding(session),
+      };
+      await options.store.create(`oauth:${state}`, tx as never, { ttlMs: 10 * 60_000 });
+      // A page with a link rather than an instant redirect: the person sees where they are going,
+      // and the navigation to the provider is their own click (CSP form-action stays 'self').
+      const label = escapeHtml(record.label ?? provider.name);
+      return render({
+        title: `Connect ${record.label ?? provider.name}`,
+        body: `<h1>Connect ${label}</h1>${record.description === undefined ? '' : `<p>${escapeHtml(record.description)}</p>`}
+<p>You will sign in at <strong>${escapeHtml(url.host)}</strong> and allow access. Your assistant never sees your password or tokens.</p>
+<p class="box"><a id="continue" href="${escapeHtml(url.href)}">Continue to ${escapeHtml(url.host)}</a></p>
+<form method="post" action="/elicit/${escapeHtml(record.id)}/decline"><input type="hidden" name="csrf" value="${escapeHtml(session.csrf)}"><button type="submit">No thanks</button></form>`,
+      });
+    }
+    const label = escapeHtml(record.label ?? record.subject);
+    return render({
+      title: `Enter ${record.label ?? record.subject}`,
+      body: `<h1>${label}</h1>${record.description === undefined ? '' : `<p>${escapeHtml(record.description)}</p>`}
+<p class="muted">This goes straight to the server that asked, encrypted. Your assistant never sees it.</p>
+<form method="post" action="/elicit/${escapeHtml(record.id)}/secret" class="box" autocomplete="off">
+<label for="secret">${label}</label><input id="secret" name="secret" type="password" required maxlength="4096">
+<input type="hidden" name="csrf" value="${escapeHtml(session.csrf)}"><button type="submit">Save</button></form>
+<form method="post" action="/elicit/${escapeHtml(record.id)}/decline"><input type="hidden" name="csrf" value="${escapeHtml(session.csrf)}"><button type="submit">No thanks</button></form>`,
+    });
+  });
+
+  const posted = async (
+    id: string,
+    req: Request,
+  ): Promise<{ record: UrlRecord; session: BrowserSession; form: FormData } | Response> => {
+    const checked = await gate(id, req);
+    if (checked instanceof Response) return checked;
+    const form = await req.formData();
+    if (!sameOrigin(req) || form.get('csrf') !== checked.session.csrf) {
+      log({ type: 'csrf_refused', id });
+      return failed('This form was not sent from this page.', 403);
+    }
+    return { ...checked, form };
+  };
+
+  app.post('/elicit/:id/secret', async (c) => {
+    const checked = await posted(c.req.param('id'), c.req.raw);
+    if (checked instanceof Response) return checked;
+    const { record, form } = checked;
+    if (record.purpose !== 'secret') return notAvailable();
+    const secret = String(form.get('secret') ?? '');
+    if (secret.length === 0 || secret.length > 4096)
+      return failed('Enter a value of at most 4096 characters.');
+    await options.vault.put(
+      { principal: record.principal, provider: `secret:${record.subject}` },
+      secret,
+      vaultTtl,
+    );
+    if ((await options.records.finish(record.id, 'complete')) !== undefined) {
+      await options.bus.publish({ id: record.id, status: 'complete' });
+      log({ type: 'completed', id: record.id, purpose: record.purpose });
+    }
+    return done(`${record.label ?? record.subject} is saved.`);
+  });
+
+  app.post('/elicit/:id/decline', async (c) => {
+    const checked = await posted(c.req.param('id'), c.req.raw);
+    if (checked instanceof Response) return checked;
+    if ((await options.records.finish(checked.record.id, 'declined')) !== undefined) {
+      await options.bus.publish({ id: checked.record.id, status: 'declined' });
+    }
+    return done('Nothing was saved.');
+  });
+
+  return {
+    app,
+    fetch: (req) => Promise.resolve(app.fetch(req)),
+    providers,
+    link: (id) => new URL(`/elicit/${id}`, baseUrl).href,
+    redirectUri,
+  };
+}

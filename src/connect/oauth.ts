@@ -1,0 +1,152 @@
+/**
+ * The third-party OAuth client flow, on oauth4webapi: discovery, PKCE S256 only (an AS that does
+ * not advertise it is refused), a single-use `state` bound to the browser, the RFC 9207 `iss`
+ * check when the AS advertises it, an exact redirect URI, and tokens straight into the vault.
+ */
+import * as oauth from 'oauth4webapi';
+import { ElicitError } from '../errors.ts';
+
+export interface ProviderConfig {
+  /** The authorization server's issuer identifier (discovery runs against it). */
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly clientSecret?: string;
+  readonly scope: string;
+  /** Allow http issuers (loopback test servers only). */
+  readonly allowInsecure?: boolean;
+}
+
+export interface Tokens {
+  readonly access_token: string;
+  readonly token_type: string;
+  readonly refresh_token?: string;
+  readonly expires_at?: number;
+  readonly scope?: string;
+}
+
+export class OAuthFlowError extends ElicitError {}
+
+export class Provider {
+  readonly name: string;
+  readonly config: ProviderConfig;
+  readonly client: oauth.Client;
+  private as: Promise<oauth.AuthorizationServer> | undefined;
+  constructor(name: string, config: ProviderConfig) {
+    this.name = name;
+    this.config = config;
+    this.client = { client_id: config.clientId };
+  }
+
+  private get options() {
+    return this.config.allowInsecure === true ? { [oauth.allowInsecureRequests]: true } : {};
+  }
+
+  private auth(): oauth.ClientAuth {
+    return this.config.clientSecret === undefined
+      ? oauth.None()
+      : oauth.ClientSecretPost(this.config.clientSecret);
+  }
+
+  metadata(): Promise<oauth.AuthorizationServer> {
+    this.as ??= (async () => {
+      const issuer = new URL(this.config.issuer);
+      const as = await oauth.processDiscoveryResponse(
+        issuer,
+        await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...this.options }),
+      );
+      if (!as.code_challenge_methods_supported?.includes('S256')) {
+        throw new OAuthFlowError(
+          'ELICIT_OAUTH_NO_PKCE',
+          `${this.name}: the authorization server does not advertise PKCE S256; refusing to use it.`,
+        );
+      }
+      if (as.authorization_endpoint === undefined)
+        throw new OAuthFlowError(
+          'ELICIT_OAUTH_METADATA',
+          `${this.name}: no authorization endpoint.`,
+        );
+      return as;
+    })().catch((error) => {
+      this.as = undefined;
+      throw error;
+    });
+    return this.as;
+  }
+
+  async authorizationUrl(redirectUri: string, state: string, verifier: string): Promise<URL> {
+    const as = await this.metadata();
+    const url = new URL(as.authorization_endpoint as string);
+    url.searchParams.set('response_type', 'code');
+    url.searchParams.set('client_id', this.config.clientId);
+    url.searchParams.set('redirect_uri', redirectUri);
+    url.searchParams.set('scope', this.config.scope);
+    url.searchParams.set('state', state);
+    url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(verifier));
+    url.searchParams.set('code_challenge_method', 'S256');
+    return url;
+  }
+
+  /** Validates the callback (state, iss) and exchanges the code with the PKCE verifier. */
+  async exchange(
+    callback: URL,
+    expectedState: string,
+    redirectUri: string,
+    verifier: string,
+  ): Promise<Tokens> {
+    const as = await this.metadata();
+    let params: URLSearchParams;
+    try {
+      params = oauth.validateAuthResponse(as, this.client, callback, expectedState);
+    } catch (error) {
+      throw new OAuthFlowError(
+        'ELICIT_OAUTH_CALLBACK',
+        `The sign-in response was refused: ${(error as Error).message}`,
+      );
+    }
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      this.client,
+      this.auth(),
+      params,
+      redirectUri,
+      verifier,
+      this.options,
+    );
+    try {
+      const tokens = await oauth.processAuthorizationCodeResponse(as, this.client, response, {
+        requireIdToken: false,
+      });
+      return toTokens(tokens);
+    } catch (error) {
+      throw new OAuthFlowError(
+        'ELICIT_OAUTH_TOKEN',
+        `The code could not be exchanged: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  async refresh(refreshToken: string): Promise<Tokens> {
+    const as = await this.metadata();
+    const response = await oauth.refreshTokenGrantRequest(
+      as,
+      this.client,
+      this.auth(),
+      refreshToken,
+      this.options,
+    );
+    return toTokens(await oauth.processRefreshTokenResponse(as, this.client, response));
+  }
+}
+
+function toTokens(t: oauth.TokenEndpointResponse): Tokens {
+  return {
+    access_token: t.access_token,
+    token_type: t.token_type,
+    ...(t.refresh_token === undefined ? {} : { refresh_token: t.refresh_token }),
+    ...(t.expires_in === undefined ? {} : { expires_at: Date.now() + t.expires_in * 1000 }),
+    ...(t.scope === undefined ? {} : { scope: t.scope }),
+  };
+}
+
+export const newState = oauth.generateRandomState;
+export const newVerifier = oauth.generateRandomCodeVerifier;
