@@ -58,37 +58,44 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
   client.registerCapabilities({ elicitation });
 
   const pending = new Set<string>();
+  // Ids being shown to the person right now: the completion may arrive before they return.
+  const inflight = new Set<string>();
   const completed = new Set<string>();
   const waiters = new Set<() => void>();
   const retryHooks = new Set<() => void>();
   const wake = () => {
     for (const w of waiters) w();
   };
+  const handle = (params: Record<string, unknown>, signal: AbortSignal) =>
+    pipeline.handle(params, {
+      server: identityOf(client),
+      revision: client.getNegotiatedProtocolVersion() ?? '2025-11-25',
+      signal,
+    });
 
   client.setRequestHandler(
     'elicitation/create',
     RAW_PARAMS as never,
     (async (params: Record<string, unknown>, ctx: { mcpReq: { signal: AbortSignal } }) => {
-      const result = await pipeline.handle(params, {
-        server: identityOf(client),
-        revision: client.getNegotiatedProtocolVersion() ?? '2025-11-25',
-        signal: ctx.mcpReq.signal,
-      });
-      if (
-        params.mode === 'url' &&
-        result.action === 'accept' &&
-        typeof params.elicitationId === 'string'
-      ) {
-        if (!completed.has(params.elicitationId)) pending.add(params.elicitationId);
+      const id =
+        params.mode === 'url' && typeof params.elicitationId === 'string'
+          ? params.elicitationId
+          : undefined;
+      if (id !== undefined) inflight.add(id);
+      try {
+        const result = await handle(params, ctx.mcpReq.signal);
+        if (id !== undefined && result.action === 'accept' && !completed.has(id)) pending.add(id);
+        return result;
+      } finally {
+        if (id !== undefined) inflight.delete(id);
       }
-      return result;
     }) as never,
   );
 
   client.setNotificationHandler('notifications/elicitation/complete', (notification) => {
     const id = (notification.params as { elicitationId?: unknown }).elicitationId;
     // Unknown or already finished ids are ignored, as the spec requires.
-    if (typeof id !== 'string' || !pending.delete(id)) return;
+    if (typeof id !== 'string' || !(pending.delete(id) || inflight.delete(id))) return;
     completed.add(id);
     options.renderer.notice?.({ type: 'url_completed', elicitationId: id });
     wake();
@@ -167,14 +174,16 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
           const ids: string[] = [];
           for (const e of elicitations) {
             seen.add(pageOf(e.url));
-            const result = await pipeline.handle(
-              { ...e, mode: 'url' },
-              {
-                server: identityOf(client),
-                revision: client.getNegotiatedProtocolVersion() ?? '2025-11-25',
-                signal: callOptions?.signal ?? new AbortController().signal,
-              },
-            );
+            inflight.add(e.elicitationId);
+            let result: Awaited<ReturnType<typeof handle>>;
+            try {
+              result = await handle(
+                { ...e, mode: 'url' },
+                callOptions?.signal ?? new AbortController().signal,
+              );
+            } finally {
+              inflight.delete(e.elicitationId);
+            }
             if (result.action !== 'accept') throw error;
             if (!completed.has(e.elicitationId)) pending.add(e.elicitationId);
             ids.push(e.elicitationId);

@@ -44,6 +44,9 @@ export interface ConnectOptions {
 
 export interface ConnectApp {
   readonly app: Hono;
+  readonly records: Records;
+  readonly vault: Vault;
+  readonly bus: CompletionBus;
   fetch(req: Request): Promise<Response>;
   readonly providers: ReadonlyMap<string, Provider>;
   /** The link for a record. */
@@ -259,6 +262,9 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
 
   return {
     app,
+    records: options.records,
+    vault: options.vault,
+    bus: options.bus,
     fetch: (req) => Promise.resolve(app.fetch(req)),
     providers,
     link: (id) => new URL(`/elicit/${id}`, baseUrl).href,

@@ -40,6 +40,7 @@ import {
   type Sealer,
   StateError,
 } from './seal.ts';
+import type { ConnectSettings } from './url-mode.ts';
 
 export type Era = 'legacy' | 'modern';
 
@@ -98,6 +99,8 @@ export interface ElicitServerOptions {
    * where every caller is the same person.
    */
   readonly principal?: (ctx: ServerContext) => string;
+  /** The connect pages, for ask.connect and ask.secret (URL mode). */
+  readonly connect?: ConnectSettings;
   /** Called with each refused requestState and its reason (for logs; the client only sees -32602). */
   readonly onStateRejected?: (error: StateError) => void;
 }
@@ -343,7 +346,14 @@ export class ElicitServer {
   ): Promise<unknown> {
     if (era === 'legacy') {
       try {
-        const out = await entry.handler(args, legacyAsk(ctx, mcp, this.limits), ctx);
+        const out = await entry.handler(
+          args,
+          legacyAsk(ctx, mcp, this.limits, {
+            principal: this.principal(ctx),
+            connect: this.options.connect,
+          }),
+          ctx,
+        );
         return entry.kind === 'tool' ? toToolResult(out as ToolOutput) : out;
       } catch (error) {
         if (entry.kind === 'tool' && error instanceof ElicitError) return errorResult(error);
@@ -365,6 +375,10 @@ export class ElicitServer {
       onceTtlMs: (this.options.stateTtlMs ?? 600_000) * 2,
       limits: this.limits,
       revision: (env?.[PROTOCOL_VERSION_META_KEY] as string | undefined) ?? '2026-07-28',
+      principal: gate.binding.principal,
+      clientId: ctx.http?.authInfo?.clientId,
+      connect: this.options.connect,
+      signal: ctx.mcpReq.signal,
     };
     let out: unknown;
     try {

@@ -40,6 +40,10 @@ export interface FormOptions {
 export type AnswerOf<F> =
   F extends Form<infer T> ? T : F extends StandardSchemaLike<infer T> ? T : Content;
 
+export type { ConnectResult, SecretResult } from './url-mode.ts';
+
+import type { ConnectResult, SecretResult } from './url-mode.ts';
+
 /** The outcome of a URL-mode ask. */
 export type UrlResult = { readonly action: 'accept' | 'decline' | 'cancel' };
 
@@ -72,6 +76,24 @@ export interface Ask {
    * it does not mean the page's flow is finished.
    */
   url(key: string, request: { message: string; url: string }): Promise<UrlResult>;
+  /**
+   * A handle for calling `provider`'s API as this user. If no valid token is stored, sends a URL
+   * elicitation to the connect page (same-user check, then the provider's OAuth flow) and continues
+   * when it completes. Needs `connect` in createServer's options.
+   */
+  connect(
+    provider: string,
+    options?: { message?: string; label?: string; description?: string },
+  ): Promise<ConnectResult>;
+  /**
+   * Sensitive input (an API key, a password) collected on the server's own secure page and kept
+   * encrypted; the value comes back to this handler only, never through MCP. `fresh` asks even
+   * when a value is stored.
+   */
+  secret(
+    key: string,
+    options: { label: string; description?: string; message?: string; fresh?: boolean },
+  ): Promise<SecretResult>;
   /** Asks several things in one round (in parallel on legacy sessions). */
   all<S extends Record<string, AllSpec>>(specs: S): Promise<{ [K in keyof S]: AllResult<S[K]> }>;
   /** Runs a side effect once; its JSON result is journaled so a replay returns it without running it. */

@@ -40,3 +40,10 @@ export {
   type StateFailure,
 } from './seal.ts';
 export { stdio } from './stdio.ts';
+export {
+  type Connection,
+  ConnectNotConfiguredError,
+  type ConnectResult,
+  type ConnectSettings,
+  type SecretResult,
+} from './url-mode.ts';

@@ -1,12 +1,14 @@
-import { randomUUID } from 'node:crypto';
 /** The legacy engine: 2025-06-18 / 2025-11-25 sessions, where the server can push requests. */
+import { randomUUID } from 'node:crypto';
 import {
   type ClientCapabilities,
   type McpServer,
   SdkError,
   SdkErrorCode,
   type ServerContext,
+  UrlElicitationRequiredError,
 } from '@modelcontextprotocol/server';
+import type { RecordPurpose } from '../connect/records.ts';
 import {
   type AllSpec,
   type Ask,
@@ -21,8 +23,27 @@ import {
 } from './ask.ts';
 import { AskTimeoutError, AskUsageError, ElicitationUnsupportedError } from './errors.ts';
 import { resolveForm } from './forms.ts';
+import {
+  ConnectNotConfiguredError,
+  type ConnectSettings,
+  claimRecentCompletion,
+  connection,
+  linkMessage,
+  vaultName,
+  waitForRecord,
+} from './url-mode.ts';
 
-export function legacyAsk(ctx: ServerContext, mcp: McpServer, limits: AskLimits): Ask {
+export interface LegacyExtras {
+  readonly principal: string;
+  readonly connect: ConnectSettings | undefined;
+}
+
+export function legacyAsk(
+  ctx: ServerContext,
+  mcp: McpServer,
+  limits: AskLimits,
+  extras: LegacyExtras,
+): Ask {
   const caps: ClientCapabilities | undefined = mcp.server.getClientCapabilities();
   const revision = mcp.server.getNegotiatedProtocolVersion() ?? '2025-11-25';
   // A timeout is the person not answering: a typed error the runner turns into a clear result.
@@ -41,8 +62,115 @@ export function legacyAsk(ctx: ServerContext, mcp: McpServer, limits: AskLimits)
     signal: ctx.mcpReq.signal,
   });
 
+  /**
+   * One URL step behind a connect link: a record bound to the principal, then either the
+   * in-call flow (URL elicitation, wait for completion, notify the client) or -32042.
+   */
+  async function urlStep(
+    purpose: RecordPurpose,
+    subject: string,
+    label: string,
+    description: string | undefined,
+    message: string | undefined,
+  ): Promise<'complete' | 'decline' | 'cancel'> {
+    const settings = extras.connect;
+    if (settings === undefined)
+      throw new ConnectNotConfiguredError(purpose === 'connect' ? 'ask.connect' : 'ask.secret');
+    if (!declares(caps, 'url')) throw new ElicitationUnsupportedError('URL elicitation');
+    const record = await settings.app.records.create({
+      principal: extras.principal,
+      clientId: ctx.http?.authInfo?.clientId,
+      purpose,
+      subject,
+      label,
+      description,
+      origin: ctx.sessionId === undefined ? undefined : { sessionId: ctx.sessionId },
+    });
+    const url = settings.app.link(record.id);
+    const text = linkMessage(purpose, label, message);
+    // The completion notification goes to this session only: the client that asked. After a
+    // -32042 the call is over, so it rides the session's standalone stream, not the call's.
+    const errorMode = settings.legacyMode === 'error';
+    const notify = mcp.server.createElicitationCompletionNotifier(
+      record.id,
+      errorMode ? undefined : { relatedRequestId: ctx.mcpReq.id },
+    );
+    if (errorMode) {
+      const stop = settings.app.bus.subscribe((e) => {
+        if (e.id !== record.id) return;
+        stop();
+        void notify().catch(() => {});
+      });
+      setTimeout(stop, Math.max(0, record.expiresAt - Date.now())).unref();
+      throw new UrlElicitationRequiredError([
+        { mode: 'url', message: text, url, elicitationId: record.id },
+      ]);
+    }
+    const response = await waitFor(subject, () =>
+      ctx.mcpReq.elicitInput(
+        { mode: 'url', message: text, url, elicitationId: record.id },
+        options(),
+      ),
+    );
+    const action = (response as { action?: unknown }).action;
+    if (action !== 'accept') {
+      await settings.app.records.finish(record.id, 'declined');
+      return action === 'decline' ? 'decline' : 'cancel';
+    }
+    const status = await waitForRecord(
+      settings,
+      record.id,
+      settings.waitMs ?? limits.timeoutMs,
+      ctx.mcpReq.signal,
+    );
+    if (status === 'timeout')
+      throw new AskTimeoutError(subject, settings.waitMs ?? limits.timeoutMs);
+    if (status === 'complete') {
+      await notify().catch(() => {});
+      return 'complete';
+    }
+    return status === 'declined' ? 'decline' : 'cancel';
+  }
+
   const ask: Ask = {
     revision,
+    async connect(provider, opts) {
+      const settings = extras.connect;
+      if (settings === undefined) throw new ConnectNotConfiguredError('ask.connect');
+      if (!settings.app.providers.has(provider))
+        throw new AskUsageError(
+          `ask.connect: no provider named ${JSON.stringify(provider)} is configured.`,
+        );
+      if ((await settings.app.vault.get({ principal: extras.principal, provider })) === undefined) {
+        const outcome = await urlStep(
+          'connect',
+          provider,
+          opts?.label ?? provider,
+          opts?.description,
+          opts?.message,
+        );
+        if (outcome !== 'complete') return { action: outcome };
+      }
+      return { action: 'accept', connection: connection(settings, extras.principal, provider) };
+    },
+    async secret(key, opts) {
+      checkKey(key);
+      const settings = extras.connect;
+      if (settings === undefined) throw new ConnectNotConfiguredError('ask.secret');
+      const entry = { principal: extras.principal, provider: vaultName('secret', key) };
+      const claimed =
+        opts.fresh === true &&
+        settings.legacyMode === 'error' &&
+        (await claimRecentCompletion(settings, extras.principal, 'secret', key));
+      let value =
+        opts.fresh === true && !claimed ? undefined : await settings.app.vault.get<string>(entry);
+      if (value === undefined) {
+        const outcome = await urlStep('secret', key, opts.label, opts.description, opts.message);
+        if (outcome !== 'complete') return { action: outcome };
+        value = await settings.app.vault.get<string>(entry);
+      }
+      return value === undefined ? { action: 'cancel' } : { action: 'accept', value };
+    },
     can: (what) => declares(caps, what),
     async form(key, input, opts) {
       checkKey(key);

@@ -8,6 +8,7 @@ import type {
   CreateMessageRequestParams,
   InputRequest,
 } from '@modelcontextprotocol/server';
+import type { RecordPurpose } from '../connect/records.ts';
 import {
   type AllSpec,
   type Ask,
@@ -24,6 +25,14 @@ import {
 import { AskUsageError, ElicitationUnsupportedError, ReplayError } from './errors.ts';
 import { type FormInput, resolveForm } from './forms.ts';
 import type { OnceStore } from './once-store.ts';
+import {
+  ConnectNotConfiguredError,
+  type ConnectSettings,
+  connection,
+  linkMessage,
+  vaultName,
+  waitForRecord,
+} from './url-mode.ts';
 
 /** What the sealed requestState carries between rounds. */
 export interface Journal {
@@ -61,6 +70,10 @@ export interface Run {
   readonly onceScope: string | undefined;
   readonly limits: AskLimits;
   readonly revision: string;
+  readonly principal: string;
+  readonly clientId: string | undefined;
+  readonly connect: ConnectSettings | undefined;
+  readonly signal: AbortSignal;
 }
 
 function offered(run: Run, key: string): unknown {
@@ -149,8 +162,115 @@ export function modernAsk(run: Run): Ask {
     ({ method: 'sampling/createMessage', params }) as InputRequest;
   const rootsList = { method: 'roots/list', params: {} } as InputRequest;
 
+  /**
+   * One URL step on 2026-07-28: the journal keeps the record id. A complete record continues; a
+   * pending one whose link the person accepted is waited for (bounded), then asked again; a
+   * declined or expired one ends; none yet creates the record and asks.
+   */
+  async function urlStep(
+    purpose: RecordPurpose,
+    subject: string,
+    label: string,
+    description: string | undefined,
+    message: string | undefined,
+  ): Promise<'complete' | 'decline' | 'cancel'> {
+    const settings = run.connect;
+    if (settings === undefined)
+      throw new ConnectNotConfiguredError(purpose === 'connect' ? 'ask.connect' : 'ask.secret');
+    const jkey = `${purpose}:${subject}`;
+    const { records } = settings.app;
+    let id = journal.s[jkey] as string | undefined;
+    if (id !== undefined) {
+      const record = await records.get(id);
+      if (record?.status === 'complete') return 'complete';
+      if (record?.status === 'declined') return 'decline';
+      if (record?.status === 'pending') {
+        const answer = (offered(run, jkey) as { action?: unknown } | undefined)?.action;
+        if (answer === 'decline' || answer === 'cancel') {
+          await records.finish(id, 'declined');
+          return answer;
+        }
+        if (answer === 'accept') {
+          // The spec lets the server block until the out-of-band step is done.
+          const status = await waitForRecord(
+            settings,
+            id,
+            Math.min(settings.waitMs ?? 60_000, 60_000),
+            run.signal,
+          );
+          if (status === 'complete') return 'complete';
+          if (status === 'declined') return 'decline';
+        }
+      } else id = undefined; // expired or gone: start again
+    }
+    if (!declares(run.caps, 'url')) throw new ElicitationUnsupportedError('URL elicitation');
+    if (id === undefined) {
+      const record = await records.create({
+        principal: run.principal,
+        clientId: run.clientId,
+        purpose,
+        subject,
+        label,
+        description,
+        origin: undefined,
+      });
+      id = record.id;
+      journal.s[jkey] = id;
+    }
+    addPending(run, jkey, {
+      method: 'elicitation/create',
+      params: {
+        mode: 'url',
+        message: linkMessage(purpose, label, message),
+        url: settings.app.link(id),
+      },
+    } as InputRequest);
+    throw SUSPEND;
+  }
+
   const ask: Ask = {
     revision: run.revision,
+    async connect(provider, opts) {
+      const settings = run.connect;
+      if (settings === undefined) throw new ConnectNotConfiguredError('ask.connect');
+      if (!settings.app.providers.has(provider))
+        throw new AskUsageError(
+          `ask.connect: no provider named ${JSON.stringify(provider)} is configured.`,
+        );
+      const jkey = `connect:${provider}`;
+      const pendingFlow = journal.s[jkey] !== undefined;
+      if (
+        pendingFlow ||
+        (await settings.app.vault.get({ principal: run.principal, provider })) === undefined
+      ) {
+        const outcome = await urlStep(
+          'connect',
+          provider,
+          opts?.label ?? provider,
+          opts?.description,
+          opts?.message,
+        );
+        if (outcome !== 'complete') return { action: outcome };
+      }
+      return { action: 'accept', connection: connection(settings, run.principal, provider) };
+    },
+    async secret(key, opts) {
+      checkKey(key);
+      const settings = run.connect;
+      if (settings === undefined) throw new ConnectNotConfiguredError('ask.secret');
+      const entry = { principal: run.principal, provider: vaultName('secret', key) };
+      const pendingFlow = journal.s[`secret:${key}`] !== undefined;
+      let value =
+        opts.fresh === true || pendingFlow
+          ? undefined
+          : await settings.app.vault.get<string>(entry);
+      if (value === undefined) {
+        const outcome = await urlStep('secret', key, opts.label, opts.description, opts.message);
+        if (outcome !== 'complete') return { action: outcome };
+        value = await settings.app.vault.get<string>(entry);
+      }
+      return value === undefined ? { action: 'cancel' } : { action: 'accept', value };
+    },
     can: (what) => declares(run.caps, what),
     async form(key, input, opts) {
       const result = await resolveOne(key, input, opts);

@@ -1,0 +1,159 @@
+/**
+ * What `ask.connect` and `ask.secret` share on both eras: finding a stored token or secret,
+ * creating the principal-bound record behind a connect link, waiting for it to complete, and
+ * the authorised fetch handed to the handler. Provider tokens stay in the vault and in this
+ * process: they never reach the MCP client, and the client's own bearer token is never sent.
+ */
+import type { ConnectApp } from '../connect/app.ts';
+import type { Tokens } from '../connect/oauth.ts';
+import type { RecordPurpose, UrlRecord } from '../connect/records.ts';
+import { ElicitError } from '../errors.ts';
+
+export interface ConnectSettings {
+  readonly app: ConnectApp;
+  /**
+   * 2025-11-25 sessions: `in-call` sends the URL elicitation and waits for completion inside the
+   * tool call (default); `error` answers -32042 so the client retries when the page is done.
+   */
+  readonly legacyMode?: 'in-call' | 'error';
+  /** How long a call waits for the browser step; default 10 minutes. */
+  readonly waitMs?: number;
+}
+
+/** An authorised handle on a provider's API, as the current user. */
+export interface Connection {
+  readonly provider: string;
+  /** `fetch` with the user's access token; refreshes once on 401 when a refresh token exists. */
+  fetch(input: string | URL, init?: RequestInit): Promise<Response>;
+}
+
+export type ConnectResult =
+  | { readonly action: 'accept'; readonly connection: Connection }
+  | { readonly action: 'decline' | 'cancel' };
+export type SecretResult =
+  | { readonly action: 'accept'; readonly value: string }
+  | { readonly action: 'decline' | 'cancel' };
+
+export class ConnectNotConfiguredError extends ElicitError {
+  constructor(what: string) {
+    super(
+      'ELICIT_CONNECT_NOT_CONFIGURED',
+      `${what} needs the connect pages: pass connect: { app: createConnectApp(...) } to createServer.`,
+    );
+  }
+}
+
+export const vaultName = (purpose: RecordPurpose, subject: string) =>
+  purpose === 'connect' ? subject : `secret:${subject}`;
+
+export function connection(
+  settings: ConnectSettings,
+  principal: string,
+  provider: string,
+): Connection {
+  const entry = { principal, provider };
+  const { vault, providers } = settings.app;
+  return {
+    provider,
+    async fetch(input, init) {
+      const send = async (tokens: Tokens) => {
+        const headers = new Headers(init?.headers);
+        headers.set(
+          'authorization',
+          `${tokens.token_type === 'bearer' || tokens.token_type === 'Bearer' ? 'Bearer' : tokens.token_type} ${tokens.access_token}`,
+        );
+        return fetch(input, { ...init, headers });
+      };
+      let tokens = (await vault.get<never>(entry)) as Tokens | undefined;
+      if (tokens === undefined)
+        throw new ElicitError(
+          'ELICIT_NOT_CONNECTED',
+          `${provider} is not connected for this user any more; call ask.connect again.`,
+        );
+      const expired = tokens.expires_at !== undefined && tokens.expires_at <= Date.now() + 30_000;
+      let response = expired ? undefined : await send(tokens);
+      if (
+        (response === undefined || response.status === 401) &&
+        tokens.refresh_token !== undefined
+      ) {
+        const p = providers.get(provider);
+        if (p !== undefined) {
+          const fresh = await p.refresh(tokens.refresh_token);
+          tokens = { ...fresh, refresh_token: fresh.refresh_token ?? tokens.refresh_token };
+          await vault.put(entry, tokens as never, 90 * 24 * 60 * 60_000);
+          response = await send(tokens);
+        }
+      }
+      return response ?? send(tokens);
+    },
+  };
+}
+
+/** Resolves when the record leaves `pending` (via the bus, with a store check against races). */
+export function waitForRecord(
+  settings: ConnectSettings,
+  id: string,
+  ms: number,
+  signal?: AbortSignal,
+): Promise<UrlRecord['status'] | 'timeout'> {
+  const { records, bus } = settings.app;
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (status: UrlRecord['status'] | 'timeout') => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearInterval(poll);
+      unsubscribe();
+      signal?.removeEventListener('abort', onAbort);
+      resolve(status);
+    };
+    const check = async () => {
+      const r = await records.get(id);
+      if (r === undefined) finish('expired');
+      else if (r.status !== 'pending') finish(r.status);
+    };
+    const unsubscribe = bus.subscribe((e) => {
+      if (e.id === id) finish(e.status);
+    });
+    const onAbort = () => finish('timeout');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => finish('timeout'), ms);
+    // The bus is the fast path; a slow poll covers a missed event (e.g. a replica restart).
+    const poll = setInterval(() => void check(), 2000);
+    void check();
+  });
+}
+
+export function linkMessage(
+  purpose: RecordPurpose,
+  label: string,
+  message: string | undefined,
+): string {
+  return (
+    message ??
+    (purpose === 'connect'
+      ? `Connect ${label} so this tool can use it for you.`
+      : `Enter ${label} on the server's secure page (it is never shown to the assistant).`)
+  );
+}
+
+/**
+ * After a -32042, the retried call cannot remember that it just asked: a record completed for
+ * the same principal and subject since then counts once as the fresh answer.
+ */
+export async function claimRecentCompletion(
+  settings: ConnectSettings,
+  principal: string,
+  purpose: RecordPurpose,
+  subject: string,
+): Promise<boolean> {
+  const { records } = settings.app;
+  const recent = (await records.byPrincipal(principal))
+    .filter((r) => r.purpose === purpose && r.subject === subject && r.status === 'complete')
+    .sort((a, b) => b.createdAt - a.createdAt);
+  for (const r of recent) {
+    if (await records.store.create(`claimed:${r.id}`, 1, { ttlMs: records.ttlMs * 2 })) return true;
+  }
+  return false;
+}

@@ -1,0 +1,203 @@
+/**
+ * URL mode end to end with real parts: an elicit server whose tool calls ask.connect and
+ * ask.secret, the connect pages, oidc-provider as the calendar's authorization server, Chromium
+ * as the person's browser, and an SDK client attached with elicit/client — on both eras.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attachElicitation, type Renderer, scriptedRenderer } from '../../src/client/index.ts';
+import { createConnectApp } from '../../src/connect/app.ts';
+import { memoryBus } from '../../src/connect/completion.ts';
+import { devLogin } from '../../src/connect/login.ts';
+import { Records } from '../../src/connect/records.ts';
+import { createVault } from '../../src/connect/vault.ts';
+import {
+  createServer as createElicitServer,
+  generateKeySecret,
+  httpEntry,
+} from '../../src/server/index.ts';
+import { memoryStore } from '../../src/store/index.ts';
+import { launchBrowser } from '../support/browser.ts';
+import { type Idp, startIdp } from '../support/idp.ts';
+
+let idp: Idp;
+let browser: Browser;
+let http: Server;
+let base = '';
+const traffic: string[] = [];
+const store = memoryStore();
+const vault = createVault(store, { keys: [{ id: 'v1', secret: generateKeySecret() }] });
+
+function stack(legacyMode: 'in-call' | 'error') {
+  const connect = createConnectApp({
+    baseUrl: base,
+    store,
+    records: new Records(store),
+    vault,
+    bus: memoryBus(),
+    login: devLogin({ fixedPrincipal: 'local' }),
+    providers: {
+      calendar: {
+        issuer: idp.issuer,
+        clientId: 'calendar-app',
+        clientSecret: 'calendar-secret',
+        scope: 'openid offline_access calendar.read',
+        allowInsecure: true,
+      },
+    },
+  });
+  const app = createElicitServer({
+    name: 'calendar-server',
+    version: '1',
+    keyring: { keys: [{ id: 'k', secret: generateKeySecret() }] },
+    connect: { app: connect, legacyMode, waitMs: 30_000 },
+  })
+    .tool('todays_meetings', { description: 'Reads your calendar' }, async (_a, ask) => {
+      const c = await ask.connect('calendar', { label: 'your calendar' });
+      if (c.action !== 'accept') return `Not connected (${c.action}).`;
+      const res = await c.connection.fetch(idp.api);
+      const body = (await res.json()) as { owner: string; events: string[] };
+      return `${body.events.length} meetings for ${body.owner}: ${body.events.join(', ')}`;
+    })
+    .tool('set_api_key', { description: 'Stores an API key' }, async (_a, ask) => {
+      const s = await ask.secret('weather_api_key', { label: 'Weather API key', fresh: true });
+      return s.action === 'accept'
+        ? `Key saved (${s.value.length} characters).`
+        : `No key (${s.action}).`;
+    });
+  return { connect, entry: httpEntry(app) };
+}
+
+let current: ReturnType<typeof stack>;
+beforeAll(async () => {
+  http = createServer();
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  idp = await startIdp([
+    {
+      client_id: 'calendar-app',
+      client_secret: 'calendar-secret',
+      redirect_uris: [`${base}/elicit/oauth/callback`],
+    },
+  ]);
+  const mcp = getRequestListener((req) => current.entry.fetch(req));
+  const pages = getRequestListener((req) => current.connect.fetch(req));
+  http.on('request', (req, res) => (req.url?.startsWith('/mcp') ? mcp(req, res) : pages(req, res)));
+  browser = await launchBrowser();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  http?.close();
+  await idp?.close();
+});
+
+/** A renderer that does in the browser what the person would: sign in, consent, or type the secret. */
+function browserRenderer(page: Page): Renderer {
+  return {
+    ...scriptedRenderer(),
+    async url(request) {
+      const debug = (m: string) => process.env.DEBUG_FLOWS && console.log(m, page.url());
+      debug(`url request ${request.analysis.verdict} ${request.analysis.href}`);
+      await page.goto(request.analysis.href as string);
+      debug('after goto');
+      if (page.url().includes('/elicit/login'))
+        await Promise.all([
+          page.waitForURL((u) => !u.pathname.startsWith('/elicit/login')),
+          page.click('button[type=submit]'),
+        ]);
+      if (await page.$('#continue')) {
+        await page.click('#continue');
+        await page.waitForSelector('input[name=login]');
+        await page.fill('input[name=login]', 'alice');
+        await page.fill('input[name=password]', 'x');
+        await page.click('button[type=submit]');
+        await page.waitForSelector('button[type=submit]');
+        await page.click('button[type=submit]');
+      } else {
+        await page.fill('#secret', 'wx-key-0123456789');
+        await page.click('form[action$="/secret"] button[type=submit]');
+      }
+      debug('before done');
+      await page.waitForSelector('text=You can close this tab');
+      debug('done page');
+      return { action: 'opened' };
+    },
+  };
+}
+
+async function client(era: 'legacy' | 'modern', page: Page) {
+  const c = new Client({ name: 'host', version: '1' });
+  const elicit = attachElicitation(c, { renderer: browserRenderer(page) });
+  c.setVersionNegotiation({ mode: era === 'modern' ? { pin: '2026-07-28' } : 'legacy' });
+  const tap = async (u: string | URL, init?: RequestInit) => {
+    traffic.push(String(init?.body ?? ''));
+    const res = await fetch(u, init);
+    // Read the copy in the background: an SSE stream only ends when the call does.
+    void res
+      .clone()
+      .text()
+      .then((t) => traffic.push(t))
+      .catch(() => {}); // streams aborted by close()
+    return res;
+  };
+  await c.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { fetch: tap }));
+  return { c, elicit };
+}
+
+const cases: ['legacy' | 'modern', 'in-call' | 'error'][] = [
+  ['legacy', 'in-call'],
+  ['legacy', 'error'],
+  ['modern', 'in-call'],
+];
+
+describe.each(cases)('URL mode on %s (%s)', (era, mode) => {
+  it('connect your calendar: consent at the provider, then the tool reads it with the stored token', async () => {
+    current = stack(mode);
+    await vault.delete({ principal: 'local', provider: 'calendar' });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const { c, elicit } = await client(era, page);
+    const r = await elicit.callTool(
+      { name: 'todays_meetings', arguments: {} },
+      { timeout: 60_000 },
+    );
+    expect((r.content as { text: string }[])[0]?.text).toBe(
+      '3 meetings for alice: Standup 09:30, Lunch 12:00, Review 16:00',
+    );
+    // Second call: the token is stored, no browser step.
+    const again = await elicit.callTool({ name: 'todays_meetings', arguments: {} });
+    expect((again.content as { text: string }[])[0]?.text).toMatch(/^3 meetings for alice/);
+    await c.close();
+    await context.close();
+  }, 90_000);
+
+  it('set an API key on the secure page; the assistant never sees it', async () => {
+    current = stack(mode);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const { c, elicit } = await client(era, page);
+    const r = await elicit.callTool({ name: 'set_api_key', arguments: {} }, { timeout: 60_000 });
+    expect((r.content as { text: string }[])[0]?.text).toBe('Key saved (17 characters).');
+    await c.close();
+    await context.close();
+  }, 90_000);
+});
+
+describe('no third-party secret crosses MCP', () => {
+  it('no token or secret appears in any MCP message or requestState', async () => {
+    const tokens = await vault.get<{ access_token: string; refresh_token: string }>({
+      principal: 'local',
+      provider: 'calendar',
+    });
+    expect(tokens?.access_token).toBeDefined();
+    const all = traffic.join('\n');
+    expect(all.length).toBeGreaterThan(1000);
+    expect(all).not.toContain(tokens?.access_token as string);
+    expect(all).not.toContain(tokens?.refresh_token as string);
+    expect(all).not.toContain('wx-key-0123456789');
+  });
+});
