@@ -23,6 +23,7 @@ let server: Server;
 let base = '';
 let connect: ConnectApp;
 const events: ConnectEvent[] = [];
+let hold: ((url: URL) => void) | undefined;
 const store = memoryStore();
 const records = new Records(store);
 const vault = createVault(store, { keys: [{ id: 'v1', secret: generateKeySecret() }] });
@@ -59,7 +60,18 @@ beforeAll(async () => {
       },
     },
   });
-  server.on('request', getRequestListener(connect.fetch));
+  // While `hold` is set, the provider's redirect back is captured instead of processed, so
+  // tests can replay it altered.
+  server.on(
+    'request',
+    getRequestListener((req) => {
+      if (hold !== undefined && new URL(req.url).pathname === '/elicit/oauth/callback') {
+        hold(new URL(req.url));
+        return new Response('held');
+      }
+      return connect.fetch(req);
+    }),
+  );
   browser = await launchBrowser();
 }, 60_000);
 
@@ -179,4 +191,172 @@ describe('phishing', () => {
       expect(res.status === 404 || res.status === 429).toBe(true);
     }
   });
+});
+
+describe('OAuth threats', () => {
+  /** Runs the flow up to the provider's redirect back, and returns the callback URL unvisited. */
+  async function callbackUrl(
+    user: string,
+  ): Promise<{ url: URL; page: Page; close: () => Promise<void> }> {
+    const record = await records.create({
+      principal: `dev|${user}`,
+      clientId: undefined,
+      purpose: 'connect',
+      subject: 'calendar',
+      label: 'Calendar',
+      description: undefined,
+      origin: undefined,
+    });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const captured = new Promise<URL>((resolve) => {
+      hold = resolve;
+    });
+    await page.goto(connect.link(record.id));
+    await signIn(page, user);
+    await consentAtProvider(page, `${user}-account`);
+    const url = await captured;
+    hold = undefined;
+    return { url, page, close: () => context.close() };
+  }
+  const bodyOf = async (page: Page, url: string) => {
+    await page.goto(url);
+    return (await page.textContent('body')) ?? '';
+  };
+
+  it('missing, mismatched and reused state are refused', async () => {
+    const { url, page, close } = await callbackUrl('dana');
+    const noState = new URL(url);
+    noState.searchParams.delete('state');
+    expect(await bodyOf(page, noState.href)).toContain('not expected here');
+    const otherState = new URL(url);
+    otherState.searchParams.set('state', 'x'.repeat(43));
+    expect(await bodyOf(page, otherState.href)).toContain('not expected here');
+    expect(await bodyOf(page, url.href)).toContain('calendar is connected');
+    expect(await bodyOf(page, url.href)).toContain('not expected here'); // reused
+    await close();
+  }, 60_000);
+
+  it('a wrong or missing iss is refused when the server advertises it', async () => {
+    for (const tweak of [
+      (u: URL) => u.searchParams.delete('iss'),
+      (u: URL) => u.searchParams.set('iss', 'https://evil.example'),
+    ]) {
+      const { url, page, close } = await callbackUrl('erin');
+      expect(url.searchParams.get('iss')).toBe(idp.issuer);
+      tweak(url);
+      expect(await bodyOf(page, url.href)).toContain('The sign-in response was refused');
+      await close();
+    }
+  }, 60_000);
+
+  it('a code from another transaction (injected) is refused by PKCE', async () => {
+    const a = await callbackUrl('fay');
+    const b = await callbackUrl('fay');
+    // Fay's browser B receives A's code with B's own state.
+    const injected = new URL(b.url);
+    injected.searchParams.set('code', a.url.searchParams.get('code') as string);
+    expect(await bodyOf(b.page, injected.href)).toContain('could not be exchanged');
+    await a.close();
+    await b.close();
+  }, 60_000);
+
+  it('a callback from another browser is refused', async () => {
+    const { url, close } = await callbackUrl('gil');
+    const other = await browser.newContext();
+    const page = await other.newPage();
+    expect(await bodyOf(page, url.href)).toContain('started in another browser');
+    await other.close();
+    await close();
+  }, 60_000);
+
+  it('the redirect URI is exact: variants are rejected by the provider', async () => {
+    const provider = connect.providers.get('calendar');
+    const good = await provider?.authorizationUrl(
+      connect.redirectUri,
+      'state-0123456789012345678901234567890123',
+      'v'.repeat(43),
+    );
+    for (const variant of [
+      `${connect.redirectUri}/x`,
+      `${connect.redirectUri}?next=https://evil.example`,
+      connect.redirectUri.replace('127.0.0.1', 'localhost'),
+    ]) {
+      const url = new URL(good as URL);
+      url.searchParams.set('redirect_uri', variant);
+      const res = await fetch(url, { redirect: 'manual' });
+      expect(
+        res.status === 400 ||
+          (res.headers.get('location') ?? '').startsWith(connect.redirectUri) === false,
+      ).toBe(true);
+      expect(res.headers.get('location') ?? '').not.toContain('evil.example');
+    }
+  });
+
+  it('pages cannot be framed, and a cross-site POST to the secret page is refused', async () => {
+    const record = await records.create({
+      principal: 'dev|hal',
+      clientId: undefined,
+      purpose: 'secret',
+      subject: 'token',
+      label: 'Token',
+      description: undefined,
+      origin: undefined,
+    });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(connect.link(record.id));
+    await signIn(page, 'hal');
+    expect(await page.textContent('h1')).toBe('Token');
+    const csrf = await page.getAttribute('input[name=csrf]', 'value');
+    // Another site's page tries to frame the secret page and to post to it.
+    await page.route('http://evil.test/**', (route) =>
+      route.fulfill({
+        contentType: 'text/html',
+        body: `<iframe id="f" src="${connect.link(record.id)}"></iframe><form id="x" method="post" action="${connect.link(record.id)}/secret"><input name="secret" value="stolen"><input name="csrf" value="${csrf}"></form>`,
+      }),
+    );
+    await page.goto('http://evil.test/');
+    const frame = page.frames().find((f) => f.url().includes('/elicit/'));
+    expect(frame === undefined || (await frame.content()).includes('Token') === false).toBe(true);
+    await Promise.all([
+      page.waitForLoadState(),
+      page.evaluate(() => (document.getElementById('x') as HTMLFormElement).submit()),
+    ]);
+    await page.waitForLoadState('domcontentloaded');
+    // SameSite=Lax keeps the session cookie off the cross-site POST: it lands on the sign-in page.
+    expect(await page.textContent('body')).not.toContain('is saved');
+    // With the cookie replayed by hand, the CSRF token and the Origin/Fetch-Metadata checks still refuse it.
+    const cookies = await context.cookies(base);
+    const cookie = cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+    const forged = await fetch(`${connect.link(record.id)}/secret`, {
+      method: 'POST',
+      headers: {
+        cookie,
+        origin: 'http://evil.test',
+        'sec-fetch-site': 'cross-site',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ secret: 'stolen', csrf: csrf ?? '' }),
+    });
+    expect(forged.status).toBe(403);
+    const noToken = await fetch(`${connect.link(record.id)}/secret`, {
+      method: 'POST',
+      headers: {
+        cookie,
+        origin: base,
+        'sec-fetch-site': 'same-origin',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ secret: 'stolen', csrf: 'wrong' }),
+    });
+    expect(noToken.status).toBe(403);
+    expect(await vault.get({ principal: 'dev|hal', provider: 'secret:token' })).toBeUndefined();
+    expect(events.some((e) => e.type === 'csrf_refused' && e.id === record.id)).toBe(true);
+    // A GET never changes anything.
+    expect((await fetch(`${connect.link(record.id)}/secret`, { headers: { cookie } })).status).toBe(
+      404,
+    );
+    await context.close();
+  }, 60_000);
 });
