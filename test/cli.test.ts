@@ -23,6 +23,8 @@ describe('elicit CLI', () => {
     );
     expect(out).toContain('[danger] аpple.com looks like apple.com but is a different site.');
     expect(out).toContain('https://[xn--pple-43d.com]/login');
+    expect(out).toContain("Enter Weather API key on the server's secure page");
+    expect(out).toContain('Connect your calendar so this tool can use it for you.');
   });
   it('check reports problems with a non-zero exit', () => {
     const dir = mkdtempSync(join(tmpdir(), 'elicit-'));

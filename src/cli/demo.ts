@@ -4,8 +4,7 @@
  * prints each request, the consent screens and the results.
  */
 import type { Readable, Writable } from 'node:stream';
-import { demoServer } from '../demo/server.ts';
-import { httpEntry, listen } from '../server/index.ts';
+import { startDemo } from '../demo/stack.ts';
 import { runConnect } from './connect.ts';
 
 export async function runDemo(options: {
@@ -14,9 +13,11 @@ export async function runDemo(options: {
   input: Readable;
   output: Writable;
 }): Promise<number> {
-  const server = await listen(httpEntry(demoServer()), { host: '127.0.0.1', port: 0 });
+  const server = await startDemo();
   const say = (line: string) => options.output.write(`${line}\n`);
-  say(`elicit demo: the demo server is at ${server.url.href}`);
+  say(`elicit demo: the demo server is at ${server.url.href} (data in ./.elicit)`);
+  if (!server.calendar)
+    say('(connect_calendar needs the optional oidc-provider package; it is left out.)');
   try {
     if (options.interactive) {
       say('Pick a tool to call; press Esc to go back, and choose Quit to leave.');
@@ -57,6 +58,8 @@ export async function runDemo(options: {
         { name: 'feedback' },
         { name: 'open_docs' },
         { name: 'open_docs', args: { url: 'https://аpple.com/login' } },
+        { name: 'set_api_key' },
+        ...(server.calendar ? [{ name: 'connect_calendar' }] : []),
       ],
     });
   } finally {

@@ -30,7 +30,7 @@ export interface PipelineOptions {
   readonly renderer: Renderer;
   /** Modes this client declares; default both. */
   readonly modes?: { readonly form?: boolean; readonly url?: boolean };
-  /** Per-server token bucket; `false` turns it off. Default 5 at once, 20 per minute. */
+  /** Per-server token bucket; `false` turns it off. Default 10 at once, 30 per minute. */
   readonly rateLimit?: RateLimit | false;
   /** Schema caps (elicit/schema DEFAULT_LIMITS by default). */
   readonly limits?: Partial<Limits>;

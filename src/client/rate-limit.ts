@@ -4,7 +4,7 @@ export interface RateLimit {
   readonly perMinute: number;
 }
 
-export const DEFAULT_RATE_LIMIT: RateLimit = Object.freeze({ capacity: 5, perMinute: 20 });
+export const DEFAULT_RATE_LIMIT: RateLimit = Object.freeze({ capacity: 10, perMinute: 30 });
 
 export class TokenBuckets {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();

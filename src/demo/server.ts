@@ -4,7 +4,12 @@
  */
 import * as z from 'zod';
 import { boolean, choice, choices, date, email, form, integer, text } from '../schema/index.ts';
-import { createServer, type ElicitServer } from '../server/index.ts';
+import {
+  type ConnectSettings,
+  createServer,
+  type ElicitServer,
+  type Keyring,
+} from '../server/index.ts';
 
 const traveller = form({
   name: text({ title: 'Full name', minLength: 1, maxLength: 80 }),
@@ -24,12 +29,22 @@ const traveller = form({
 
 const FEELING = { loved: 'loved it', fine: 'found it fine', meh: 'did not like it' } as const;
 
-export function demoServer(): ElicitServer {
+export interface DemoOptions {
+  readonly keyring?: Keyring;
+  /** The connect pages: enables set_api_key, and connect_calendar when calendarApi is set. */
+  readonly connect?: ConnectSettings;
+  readonly calendarApi?: string;
+}
+
+export function demoServer(options: DemoOptions = {}): ElicitServer {
   let booking = 1000;
-  return createServer({
+  const app = createServer({
     name: 'elicit-demo',
     version: '0.1.0',
-    instructions: 'A demo of MCP elicitation: try book_trip, feedback and open_docs.',
+    instructions:
+      'A demo of MCP elicitation: try book_trip, feedback, open_docs, connect_calendar and set_api_key.',
+    ...(options.keyring === undefined ? {} : { keyring: options.keyring }),
+    ...(options.connect === undefined ? {} : { connect: options.connect }),
   })
     .tool(
       'book_trip',
@@ -86,4 +101,43 @@ export function demoServer(): ElicitServer {
         return r.action === 'accept' ? 'You opened the page.' : `Not opened (${r.action}).`;
       },
     );
+  if (options.connect !== undefined) {
+    app.tool(
+      'set_api_key',
+      {
+        title: 'Set an API key',
+        description:
+          'Asks for an API key on the server’s secure page (never through the assistant).',
+      },
+      async (_args, ask) => {
+        const r = await ask.secret('weather_api_key', {
+          label: 'Weather API key',
+          description: 'Any text will do in the demo.',
+          fresh: true,
+        });
+        return r.action === 'accept'
+          ? `Saved your API key (${r.value.length} characters, ending in …${r.value.slice(-2)}).`
+          : `No key saved (${r.action}).`;
+      },
+    );
+  }
+  const api = options.calendarApi;
+  if (options.connect !== undefined && api !== undefined) {
+    app.tool(
+      'connect_calendar',
+      {
+        title: 'Read my calendar',
+        description: 'Connects your (pretend) calendar with OAuth and lists today’s meetings.',
+      },
+      async (_args, ask) => {
+        const c = await ask.connect('calendar', { label: 'your calendar' });
+        if (c.action !== 'accept') return `Calendar not connected (${c.action}).`;
+        const res = await c.connection.fetch(api);
+        if (!res.ok) return `The calendar answered ${res.status}.`;
+        const body = (await res.json()) as { owner: string; events: string[] };
+        return `Today for ${body.owner}: ${body.events.join('; ')}.`;
+      },
+    );
+  }
+  return app;
 }

@@ -1,0 +1,65 @@
+/**
+ * The demo's pretend calendar provider: oidc-provider on loopback with its development login
+ * and consent pages, and a small calendar API that accepts only its own access tokens.
+ * oidc-provider is an optional dependency; without it the demo leaves the calendar out.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface DemoIdp {
+  readonly issuer: string;
+  readonly api: string;
+  close(): Promise<void>;
+}
+
+export async function startDemoIdp(redirectUri: string): Promise<DemoIdp | undefined> {
+  let Provider: typeof import('oidc-provider').default;
+  try {
+    Provider = (await import('oidc-provider')).default;
+  } catch {
+    return undefined;
+  }
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const provider = new Provider(issuer, {
+    clients: [
+      {
+        client_id: 'elicit-demo',
+        client_secret: 'demo-only-secret',
+        redirect_uris: [redirectUri],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+    ],
+    pkce: { required: () => true },
+    features: { devInteractions: { enabled: true } },
+    scopes: ['openid', 'offline_access', 'calendar.read'],
+    findAccount: (_ctx: unknown, id: string) => ({ accountId: id, claims: () => ({ sub: id }) }),
+    issueRefreshToken: () => true,
+    cookies: { keys: ['elicit-demo-cookie-key-not-secret'] },
+  } as never);
+  const callback = provider.callback();
+  server.on('request', async (req, res) => {
+    if (req.url?.startsWith('/calendar')) {
+      const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+      const found = token === '' ? undefined : await provider.AccessToken.find(token);
+      if (found === undefined) return void res.writeHead(401).end('unauthorized');
+      const day = new Date().toISOString().slice(0, 10);
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          owner: found.accountId,
+          day,
+          events: ['09:30 Standup', '12:00 Lunch with Ada', '16:00 Design review'],
+        }),
+      );
+    }
+    callback(req, res);
+  });
+  return {
+    issuer,
+    api: `${issuer}/calendar`,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
