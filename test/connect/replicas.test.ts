@@ -7,7 +7,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attachElicitation, type ClientEvent, type Renderer, scriptedRenderer } from '../../src/client/index.ts';
+import {
+  attachElicitation,
+  type ClientEvent,
+  type Renderer,
+  scriptedRenderer,
+} from '../../src/client/index.ts';
 import { freePort, startProcess, stop } from '../support/processes.ts';
 import { startProxy } from '../support/proxy.ts';
 
@@ -20,7 +25,11 @@ beforeAll(async () => {
   const ports = [await freePort(), await freePort()];
   const proxyPort = await freePort();
   base = `http://127.0.0.1:${proxyPort}`;
-  replicas = await Promise.all(ports.map((p) => startProcess('test/fixtures/replica.ts', [String(p), `redis:${prefix}`, base])));
+  replicas = await Promise.all(
+    ports.map((p) =>
+      startProcess('test/fixtures/replica.ts', [String(p), `redis:${prefix}`, base]),
+    ),
+  );
   proxy = await startProxy(ports, proxyPort);
 }, 60_000);
 afterAll(async () => {
@@ -39,15 +48,26 @@ function fakeBrowser() {
   return async (link: string, value: string) => {
     let res = await fetch(link, { headers: headers(), redirect: 'manual' });
     if (res.status === 303) {
-      const next = new URL(res.headers.get('location') as string, base).searchParams.get('next') ?? '';
-      res = await fetch(`${base}/elicit/login`, { method: 'POST', headers: { ...headers(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ next }), redirect: 'manual' });
+      const next =
+        new URL(res.headers.get('location') as string, base).searchParams.get('next') ?? '';
+      res = await fetch(`${base}/elicit/login`, {
+        method: 'POST',
+        headers: { ...headers(), 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ next }),
+        redirect: 'manual',
+      });
       keep(res);
       res = await fetch(link, { headers: headers(), redirect: 'manual' });
     }
     const html = await res.text();
     const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1];
     if (csrf === undefined) throw new Error(`no secret form at ${link}: ${html.slice(0, 200)}`);
-    const posted = await fetch(`${link}/secret`, { method: 'POST', headers: { ...headers(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ secret: value, csrf }), redirect: 'manual' });
+    const posted = await fetch(`${link}/secret`, {
+      method: 'POST',
+      headers: { ...headers(), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ secret: value, csrf }),
+      redirect: 'manual',
+    });
     const text = await posted.text();
     if (!text.includes('is saved')) throw new Error(`secret not saved: ${text.slice(0, 200)}`);
   };

@@ -1,0 +1,64 @@
+/**
+ * The full URL-mode flow through `elicit connect`: the demo stack (SQLite, connect pages, a local
+ * OAuth provider), the CLI with a scripted renderer, and a browser program driving Chromium.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DemoStack, startDemo } from '../../src/demo/stack.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'elicit-cli-flow-'));
+let demo: DemoStack | undefined;
+const bot = join(dir, 'browser');
+beforeAll(async () => {
+  writeFileSync(
+    bot,
+    `#!/bin/sh\nexec ${process.execPath} ${join(process.cwd(), 'test/fixtures/browser-bot.ts')} "$1"\n`,
+    { mode: 0o755 },
+  );
+  writeFileSync(join(dir, 'answers.json'), JSON.stringify({ urls: 'open' }));
+}, 60_000);
+afterAll(async () => {
+  await demo?.close();
+});
+
+function connect(url: string, era: string): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [
+        'src/cli/main.ts',
+        'connect',
+        url,
+        '--era',
+        era,
+        '--call',
+        'connect_calendar',
+        '--answers',
+        join(dir, 'answers.json'),
+      ],
+      { env: { ...process.env, ELICIT_BROWSER: bot, NO_COLOR: '1' }, timeout: 90_000 },
+      (error, stdout, stderr) => resolve({ code: error === null ? 0 : 1, out: stdout + stderr }),
+    );
+  });
+}
+
+describe('URL mode through elicit connect', () => {
+  it.each(['legacy', 'modern'])(
+    'connect_calendar on the %s era',
+    async (era) => {
+      // A fresh demo each time (its own SQLite file), so the calendar starts disconnected.
+      await demo?.close();
+      demo = await startDemo({ dir: mkdtempSync(join(dir, `${era}-`)) });
+      const r = await connect(demo.url.href, era);
+      expect(r.out).toContain('Connect your calendar so this tool can use it for you.');
+      expect(r.out).toMatch(
+        /◀ Today for demo-user: 09:30 Standup; 12:00 Lunch with Ada; 16:00 Design review\./,
+      );
+      expect(r.code).toBe(0);
+    },
+    120_000,
+  );
+});
