@@ -1,4 +1,8 @@
-/** In-memory store: one process, nothing survives a restart. For tests and single-process dev. */
+/**
+ * In-memory store: one process, nothing survives a restart. For tests and single-process dev.
+ * Values are kept by reference and deep-frozen on write (no copy on read): a value passed in is
+ * frozen, and what `get` returns must not be modified (it cannot be).
+ */
 import {
   checkKey,
   checkTtl,
@@ -8,8 +12,19 @@ import {
   type Stored,
 } from './types.ts';
 
+function deepFreeze<T>(value: T): T {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) continue;
+    Object.freeze(v);
+    for (const k of Object.keys(v)) stack.push((v as Record<string, unknown>)[k]);
+  }
+  return value;
+}
+
 interface Entry {
-  value: string;
+  value: Json;
   version: number;
   expiresAt: number;
   tags: readonly string[];
@@ -34,7 +49,7 @@ export function memoryStore(options: { now?: () => number; maxEntries?: number }
     for (const t of e.tags) tags.get(t)?.delete(key);
   };
   const out = <T extends Json>(e: Entry): Stored<T> => ({
-    value: JSON.parse(e.value) as T,
+    value: e.value as T,
     version: e.version,
     expiresAt: e.expiresAt,
   });
@@ -49,7 +64,7 @@ export function memoryStore(options: { now?: () => number; maxEntries?: number }
           throw new Error(`memory store is full (${maxEntries} entries)`);
       }
       const e: Entry = {
-        value: JSON.stringify(value),
+        value: deepFreeze(value),
         version: 1,
         expiresAt: now() + opts.ttlMs,
         tags: opts.tags ?? [],
@@ -70,7 +85,7 @@ export function memoryStore(options: { now?: () => number; maxEntries?: number }
       const e = live(key);
       if (e === undefined || e.version !== version) return false;
       if (opts?.ttlMs !== undefined) checkTtl(opts.ttlMs);
-      e.value = JSON.stringify(value);
+      e.value = deepFreeze(value);
       e.version += 1;
       if (opts?.ttlMs !== undefined) e.expiresAt = now() + opts.ttlMs;
       return true;
