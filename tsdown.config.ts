@@ -9,6 +9,7 @@ export default defineConfig({
     'client/index': 'src/client/index.ts',
     'client/terminal': 'src/client/terminal.ts',
     'store/index': 'src/store/index.ts',
+    'connect/index': 'src/connect/index.ts',
     'cli/main': 'src/cli/main.ts',
   },
   format: 'esm',

@@ -11,6 +11,8 @@ export default defineConfig({
       { find: /^elicit\/url$/, replacement: src('url/index.ts') },
       { find: /^elicit\/client$/, replacement: src('client/index.ts') },
       { find: /^elicit\/terminal$/, replacement: src('client/terminal.ts') },
+      { find: /^elicit\/connect$/, replacement: src('connect/index.ts') },
+      { find: /^elicit\/store$/, replacement: src('store/index.ts') },
       { find: /^elicit$/, replacement: src('index.ts') },
     ],
   },

@@ -1,0 +1,24 @@
+/** elicit/connect: the web side of URL mode (Node; mount the Hono app beside your MCP endpoint). */
+export {
+  type ConnectApp,
+  type ConnectEvent,
+  type ConnectOptions,
+  createConnectApp,
+} from './app.ts';
+export { type CompletionBus, type CompletionEvent, memoryBus, redisBus } from './completion.ts';
+export {
+  devLogin,
+  type Login,
+  type LoginContext,
+  type OidcLoginOptions,
+  oidcLogin,
+} from './login.ts';
+export { OAuthFlowError, Provider, type ProviderConfig, type Tokens } from './oauth.ts';
+export {
+  isRecordId,
+  type RecordPurpose,
+  type RecordStatus,
+  Records,
+  type UrlRecord,
+} from './records.ts';
+export { createVault, type Vault, type VaultEntry, VaultError } from './vault.ts';
