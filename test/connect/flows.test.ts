@@ -171,6 +171,15 @@ describe.each(cases)('URL mode on %s (%s)', (era, mode) => {
     // Second call: the token is stored, no browser step.
     const again = await elicit.callTool({ name: 'todays_meetings', arguments: {} });
     expect((again.content as { text: string }[])[0]?.text).toMatch(/^3 meetings for alice/);
+    // An expired token is refreshed with the refresh token, without asking anyone.
+    const entry = { principal: 'local', provider: 'calendar' };
+    const stale = (await vault.get<never>(entry)) as unknown as Record<string, unknown>;
+    await vault.put(entry, { ...stale, expires_at: Date.now() - 1000 } as never, 60_000);
+    const refreshed = await elicit.callTool({ name: 'todays_meetings', arguments: {} });
+    expect((refreshed.content as { text: string }[])[0]?.text).toMatch(/^3 meetings for alice/);
+    const fresh = (await vault.get<never>(entry)) as unknown as Record<string, unknown>;
+    expect(fresh.access_token).not.toBe(stale.access_token);
+    expect(fresh.expires_at as number).toBeGreaterThan(Date.now());
     await c.close();
     await context.close();
   }, 90_000);

@@ -360,3 +360,78 @@ describe('OAuth threats', () => {
     await context.close();
   }, 60_000);
 });
+
+describe('login and cookies', () => {
+  it('oidcLogin signs the browser in with the identity provider; the principal is iss|sub', async () => {
+    const { oidcLogin } = await import('../../src/connect/login.ts');
+    const { Sessions } = await import('../../src/connect/sessions.ts');
+    const loginServer = createServer();
+    await new Promise<void>((r) => loginServer.listen(0, '127.0.0.1', r));
+    const loginBase = `http://127.0.0.1:${(loginServer.address() as AddressInfo).port}`;
+    const loginIdp = await startIdp([
+      { client_id: 'login-app', redirect_uris: [`${loginBase}/elicit/login/callback`] },
+    ]);
+    const loginStore = memoryStore();
+    const loginRecords = new Records(loginStore);
+    const app = createConnectApp({
+      baseUrl: loginBase,
+      store: loginStore,
+      records: loginRecords,
+      vault,
+      bus,
+      login: oidcLogin({ issuer: loginIdp.issuer, clientId: 'login-app', allowInsecure: true }),
+      providers: {},
+    });
+    loginServer.on('request', getRequestListener(app.fetch));
+    const record = await loginRecords.create({
+      principal: `${loginIdp.issuer}|ivy`,
+      clientId: undefined,
+      purpose: 'secret',
+      subject: 'k',
+      label: 'K',
+      description: undefined,
+      origin: undefined,
+    });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(app.link(record.id));
+    await page.waitForSelector('input[name=login]');
+    await page.fill('input[name=login]', 'ivy');
+    await page.fill('input[name=password]', 'x');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('button[type=submit]');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#secret');
+    expect(await page.textContent('h1')).toBe('K');
+    // Cookies are per host, not per port: pick ours among the identity provider's.
+    const cookie = (await context.cookies(loginBase)).find((c) => c.name === 'elicit-dev-session');
+    const session = await new Sessions(loginStore, new URL(loginBase)).current(
+      `${cookie?.name}=${cookie?.value}`,
+    );
+    expect(session?.principal).toBe(`${loginIdp.issuer}|ivy`);
+    await context.close();
+    loginServer.close();
+    await loginIdp.close();
+  }, 60_000);
+
+  it('uses a __Host- cookie, Secure and HttpOnly, on https', async () => {
+    const { Sessions } = await import('../../src/connect/sessions.ts');
+    const { cookie } = await new Sessions(memoryStore(), new URL('https://mcp.example.com')).create(
+      'p',
+    );
+    expect(cookie).toMatch(
+      /^__Host-elicit-session=[A-Za-z0-9_-]{22}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+; Secure$/,
+    );
+    expect(() =>
+      createConnectApp({
+        baseUrl: 'http://mcp.example.com',
+        store,
+        records,
+        vault,
+        bus,
+        login: devLogin(),
+        providers: {},
+      }),
+    ).toThrow(/need https outside loopback/);
+  });
+});
