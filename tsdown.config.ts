@@ -1,22 +1,51 @@
 import { defineConfig } from 'tsdown';
 
-export default defineConfig({
-  entry: {
-    index: 'src/index.ts',
-    'schema/index': 'src/schema/index.ts',
-    'server/index': 'src/server/index.ts',
-    'url/index': 'src/url/index.ts',
-    'client/index': 'src/client/index.ts',
-    'client/terminal': 'src/client/terminal.ts',
-    'store/index': 'src/store/index.ts',
-    'connect/index': 'src/connect/index.ts',
-    'cli/main': 'src/cli/main.ts',
+export default defineConfig([
+  {
+    entry: {
+      index: 'src/index.ts',
+      'schema/index': 'src/schema/index.ts',
+      'server/index': 'src/server/index.ts',
+      'url/index': 'src/url/index.ts',
+      'client/index': 'src/client/index.ts',
+      'client/terminal': 'src/client/terminal.ts',
+      'store/index': 'src/store/index.ts',
+      'connect/index': 'src/connect/index.ts',
+      'web/index': 'src/web/index.ts',
+      'cli/main': 'src/cli/main.ts',
+    },
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    dts: true,
+    fixedExtension: false,
+    clean: true,
+    outDir: 'dist',
   },
-  format: 'esm',
-  platform: 'node',
-  target: 'node22',
-  dts: true,
-  fixedExtension: false,
-  clean: true,
-  outDir: 'dist',
-});
+  {
+    // The two elements as one self-contained browser module (no dependencies to resolve).
+    entry: { 'elicit-web': 'src/web/index.ts' },
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    dts: false,
+    clean: false,
+    fixedExtension: false,
+    outDir: 'dist/browser',
+    noExternal: [/.*/],
+  },
+  {
+    // The browser host page of `elicit demo --web` (the SDK client included).
+    entry: { host: 'src/web/host/main.ts' },
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    dts: false,
+    clean: false,
+    fixedExtension: false,
+    outDir: 'dist/browser',
+    noExternal: [/.*/],
+  },
+]);

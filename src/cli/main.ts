@@ -21,16 +21,19 @@ const HELP: Record<string, string> = {
 
 Usage:
   elicit demo [--era auto|legacy|modern]     try elicitation against the built-in demo server
+  elicit demo --web                          … in a browser page
   elicit connect <url> [options]             a terminal host for an MCP server over HTTP
   elicit connect [options] -- <command> ...  … or over stdio
   elicit check <schema.json> [--revision R]  check a requestedSchema against the restricted subset
 
 Run "elicit <command> --help" for the options of a command.
 `,
-  demo: `elicit demo [--era auto|legacy|modern]
+  demo: `elicit demo [--era auto|legacy|modern] [--web]
 
 Starts the demo server on 127.0.0.1 (embedded, nothing to install) and connects to it.
 Interactive on a terminal; without one, runs a scripted tour and exits 0.
+--web serves a browser host page instead (the SDK client in the page, elicitations rendered
+with <elicit-form> and <elicit-url-consent>) and prints its address.
 `,
   connect: `elicit connect <url> [options]
 elicit connect [options] -- <command> [args...]
@@ -184,6 +187,17 @@ async function main(argv: string[]): Promise<number> {
   }
   switch (command) {
     case 'demo': {
+      if (rest.includes('--web')) {
+        const { startWebDemo } = await import('./web-demo.ts');
+        const stack = await startWebDemo({ port: Number(process.env.PORT ?? 0) });
+        const page = new URL('/', stack.url);
+        process.stdout.write(
+          `elicit demo (web): open ${page.href} in your browser. Ctrl+C stops it.\n`,
+        );
+        await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+        await stack.close();
+        return 0;
+      }
       const at = rest.indexOf('--era');
       return runDemo({
         era: era(at === -1 ? undefined : rest[at + 1]),

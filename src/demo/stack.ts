@@ -33,7 +33,14 @@ function keys(dir: string): { seal: string; vault: string } {
   return made;
 }
 
-export async function startDemo(options: { dir?: string; port?: number } = {}): Promise<DemoStack> {
+export interface DemoOptions {
+  readonly dir?: string;
+  readonly port?: number;
+  /** Extra pages served on the same origin (the web host's page and scripts). */
+  readonly assets?: (req: Request) => Response | Promise<Response> | undefined;
+}
+
+export async function startDemo(options: DemoOptions = {}): Promise<DemoStack> {
   const dir = options.dir ?? join(process.cwd(), '.elicit');
   mkdirSync(dir, { recursive: true });
   const secrets = keys(dir);

@@ -1,0 +1,134 @@
+/**
+ * `<elicit-url-consent>`: who asks and why, the full canonical URL with the site highlighted,
+ * and the URL analysis warnings on top. The page opens only on an explicit click, in a new
+ * browsing context with `noopener,noreferrer`; nothing is fetched or preloaded before (the URL
+ * is text, never a link); refused URLs show no open button.
+ */
+import type { UrlAnalysis } from '../url/analyze.ts';
+import { BASE_CSS, el } from './styles.ts';
+
+export interface ConsentRequest {
+  readonly server: string;
+  readonly message: string;
+  /** The analysis from elicit/url (the client pipeline computes it). */
+  readonly analysis: UrlAnalysis;
+  /** Call after opening; elicit/client passes its opener. Default: window.open. */
+  readonly open?: (href: string) => void | Promise<void>;
+}
+
+export type ConsentDetail = { action: 'opened' } | { action: 'decline' } | { action: 'cancel' };
+
+export class ElicitUrlConsentElement extends HTMLElement {
+  #request: ConsentRequest | undefined;
+  #done = false;
+  readonly #root: ShadowRoot;
+
+  constructor() {
+    super();
+    this.#root = this.attachShadow({ mode: 'open', delegatesFocus: true });
+    this.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        this.#finish({ action: 'cancel' });
+      }
+    });
+  }
+
+  get request(): ConsentRequest | undefined {
+    return this.#request;
+  }
+
+  set request(request: ConsentRequest | undefined) {
+    this.#request = request;
+    this.#done = false;
+    this.#render();
+  }
+
+  #finish(detail: ConsentDetail): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.dispatchEvent(
+      new CustomEvent<ConsentDetail>('elicit-response', { detail, bubbles: true, composed: true }),
+    );
+  }
+
+  #render(): void {
+    const r = this.#request;
+    if (r === undefined) {
+      this.#root.replaceChildren();
+      return;
+    }
+    const a = r.analysis;
+    const warnings = el('div', {
+      part: 'warnings',
+      attrs: { role: a.verdict === 'danger' ? 'alert' : 'status' },
+    });
+    for (const w of a.warnings) {
+      warnings.append(
+        el('p', {
+          class: `warn ${w.severity}`,
+          part: `warning warning-${w.severity}`,
+          text: w.message,
+        }),
+      );
+    }
+    const box = el('div', { class: 'box', part: 'container' }, warnings);
+    box.append(
+      el('div', { class: 'who', part: 'server', text: `${r.server} wants you to open a page` }),
+      el('p', { class: 'message', part: 'message', text: r.message }),
+    );
+    if (a.verdict === 'refused') {
+      box.append(
+        el('p', {
+          class: 'error',
+          part: 'refusal',
+          text: `This page cannot be opened: ${a.refusal?.message ?? ''}`,
+          attrs: { role: 'alert' },
+        }),
+      );
+    } else {
+      const url = el('p', {
+        class: 'url',
+        part: 'url',
+        attrs: { 'aria-label': `Address: ${a.display}` },
+      });
+      for (const s of a.segments) {
+        if (s.part === 'domain') url.append(el('mark', { part: 'site', text: s.text }));
+        else
+          url.append(
+            el('span', {
+              class: s.part === 'scheme' || s.part === 'subdomain' ? 'dim' : '',
+              text: s.text,
+            }),
+          );
+      }
+      box.append(url, el('p', { class: 'muted', text: `Site: ${a.site ?? ''}` }));
+    }
+    const actions = el('div', { class: 'actions', part: 'actions' });
+    if (a.verdict !== 'refused' && a.href !== undefined) {
+      const href = a.href;
+      const open = el('button', {
+        class: 'primary',
+        part: 'open',
+        text: a.verdict === 'danger' ? 'Open anyway' : 'Open in a new tab',
+        attrs: { type: 'button' },
+      });
+      open.addEventListener('click', async () => {
+        if (r.open !== undefined) await r.open(href);
+        else window.open(href, '_blank', 'noopener,noreferrer');
+        this.#finish({ action: 'opened' });
+      });
+      actions.append(open);
+    }
+    for (const [text, action] of [
+      ['Decline', 'decline'],
+      ['Cancel', 'cancel'],
+    ] as const) {
+      const b = el('button', { part: action, text, attrs: { type: 'button' } });
+      b.addEventListener('click', () => this.#finish({ action }));
+      actions.append(b);
+    }
+    box.append(actions);
+    this.#root.replaceChildren(el('style', { text: BASE_CSS }), box);
+  }
+}
