@@ -78,9 +78,16 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoStack> {
   const entry = httpEntry(app);
   const mcp = getRequestListener((req) => entry.fetch(req));
   const pages = getRequestListener((req) => connect.fetch(req));
-  http.on('request', (req, res) =>
-    (req.url ?? '').startsWith('/mcp') ? mcp(req, res) : pages(req, res),
-  );
+  const assets =
+    options.assets === undefined
+      ? undefined
+      : getRequestListener(async (req) => (await options.assets?.(req)) ?? connect.fetch(req));
+  http.on('request', (req, res) => {
+    const path = (req.url ?? '/').split('?')[0] as string;
+    if (path.startsWith('/mcp')) return mcp(req, res);
+    if (assets !== undefined && !path.startsWith('/elicit')) return assets(req, res);
+    return pages(req, res);
+  });
   return {
     url: new URL(`${base}/mcp`),
     calendar: idp !== undefined,

@@ -105,10 +105,11 @@ export class ElicitUrlConsentElement extends HTMLElement {
       box.append(url, el('p', { class: 'muted', text: `Site: ${a.site ?? ''}` }));
     }
     const actions = el('div', { class: 'actions', part: 'actions' });
+    let open: HTMLButtonElement | undefined;
     if (a.verdict !== 'refused' && a.href !== undefined) {
       const href = a.href;
-      const open = el('button', {
-        class: 'primary',
+      open = el('button', {
+        class: a.verdict === 'danger' ? '' : 'primary',
         part: 'open',
         text: a.verdict === 'danger' ? 'Open anyway' : 'Open in a new tab',
         attrs: { type: 'button' },
@@ -118,16 +119,19 @@ export class ElicitUrlConsentElement extends HTMLElement {
         else window.open(href, '_blank', 'noopener,noreferrer');
         this.#finish({ action: 'opened' });
       });
-      actions.append(open);
     }
-    for (const [text, action] of [
-      ['Decline', 'decline'],
-      ['Cancel', 'cancel'],
-    ] as const) {
-      const b = el('button', { part: action, text, attrs: { type: 'button' } });
+    const rest = (['decline', 'cancel'] as const).map((action) => {
+      const b = el('button', {
+        part: action,
+        text: action === 'decline' ? 'Decline' : 'Cancel',
+        attrs: { type: 'button' },
+      });
       b.addEventListener('click', () => this.#finish({ action }));
-      actions.append(b);
-    }
+      return b;
+    });
+    // A dangerous page never gets the first focus: Enter must not open it by accident.
+    if (open !== undefined && a.verdict !== 'danger') actions.append(open, ...rest);
+    else actions.append(...rest, ...(open === undefined ? [] : [open]));
     box.append(actions);
     this.#root.replaceChildren(el('style', { text: BASE_CSS }), box);
   }
