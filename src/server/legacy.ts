@@ -24,12 +24,12 @@ import {
 import { AskTimeoutError, AskUsageError, ElicitationUnsupportedError } from './errors.ts';
 import { resolveForm } from './forms.ts';
 import {
+  askConnect,
+  askSecret,
   ConnectNotConfiguredError,
   type ConnectSettings,
   claimRecentCompletion,
-  connection,
   linkMessage,
-  vaultName,
   waitForRecord,
 } from './url-mode.ts';
 
@@ -135,41 +135,24 @@ export function legacyAsk(
   const ask: Ask = {
     revision,
     async connect(provider, opts) {
-      const settings = extras.connect;
-      if (settings === undefined) throw new ConnectNotConfiguredError('ask.connect');
-      if (!settings.app.providers.has(provider))
-        throw new AskUsageError(
-          `ask.connect: no provider named ${JSON.stringify(provider)} is configured.`,
-        );
-      if ((await settings.app.vault.get({ principal: extras.principal, provider })) === undefined) {
-        const outcome = await urlStep(
-          'connect',
-          provider,
-          opts?.label ?? provider,
-          opts?.description,
-          opts?.message,
-        );
-        if (outcome !== 'complete') return { action: outcome };
-      }
-      return { action: 'accept', connection: connection(settings, extras.principal, provider) };
+      return askConnect(extras.connect, extras.principal, provider, opts, false, urlStep);
     },
     async secret(key, opts) {
       checkKey(key);
       const settings = extras.connect;
-      if (settings === undefined) throw new ConnectNotConfiguredError('ask.secret');
-      const entry = { principal: extras.principal, provider: vaultName('secret', key) };
+      // After a -32042 the retried call claims the completion it caused, once.
       const claimed =
         opts.fresh === true &&
-        settings.legacyMode === 'error' &&
+        settings?.legacyMode === 'error' &&
         (await claimRecentCompletion(settings, extras.principal, 'secret', key));
-      let value =
-        opts.fresh === true && !claimed ? undefined : await settings.app.vault.get<string>(entry);
-      if (value === undefined) {
-        const outcome = await urlStep('secret', key, opts.label, opts.description, opts.message);
-        if (outcome !== 'complete') return { action: outcome };
-        value = await settings.app.vault.get<string>(entry);
-      }
-      return value === undefined ? { action: 'cancel' } : { action: 'accept', value };
+      return askSecret(
+        settings,
+        extras.principal,
+        key,
+        opts,
+        opts.fresh === true && !claimed,
+        urlStep,
+      );
     },
     can: (what) => declares(caps, what),
     async form(key, input, opts) {

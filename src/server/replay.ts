@@ -26,11 +26,11 @@ import { AskUsageError, ElicitationUnsupportedError, ReplayError } from './error
 import { type FormInput, resolveForm } from './forms.ts';
 import type { OnceStore } from './once-store.ts';
 import {
+  askConnect,
+  askSecret,
   ConnectNotConfiguredError,
   type ConnectSettings,
-  connection,
   linkMessage,
-  vaultName,
   waitForRecord,
 } from './url-mode.ts';
 
@@ -231,45 +231,20 @@ export function modernAsk(run: Run): Ask {
   const ask: Ask = {
     revision: run.revision,
     async connect(provider, opts) {
-      const settings = run.connect;
-      if (settings === undefined) throw new ConnectNotConfiguredError('ask.connect');
-      if (!settings.app.providers.has(provider))
-        throw new AskUsageError(
-          `ask.connect: no provider named ${JSON.stringify(provider)} is configured.`,
-        );
-      const jkey = `connect:${provider}`;
-      const pendingFlow = journal.s[jkey] !== undefined;
-      if (
-        pendingFlow ||
-        (await settings.app.vault.get({ principal: run.principal, provider })) === undefined
-      ) {
-        const outcome = await urlStep(
-          'connect',
-          provider,
-          opts?.label ?? provider,
-          opts?.description,
-          opts?.message,
-        );
-        if (outcome !== 'complete') return { action: outcome };
-      }
-      return { action: 'accept', connection: connection(settings, run.principal, provider) };
+      const underway = journal.s[`connect:${provider}`] !== undefined;
+      return askConnect(run.connect, run.principal, provider, opts, underway, urlStep);
     },
     async secret(key, opts) {
       checkKey(key);
-      const settings = run.connect;
-      if (settings === undefined) throw new ConnectNotConfiguredError('ask.secret');
-      const entry = { principal: run.principal, provider: vaultName('secret', key) };
-      const pendingFlow = journal.s[`secret:${key}`] !== undefined;
-      let value =
-        opts.fresh === true || pendingFlow
-          ? undefined
-          : await settings.app.vault.get<string>(entry);
-      if (value === undefined) {
-        const outcome = await urlStep('secret', key, opts.label, opts.description, opts.message);
-        if (outcome !== 'complete') return { action: outcome };
-        value = await settings.app.vault.get<string>(entry);
-      }
-      return value === undefined ? { action: 'cancel' } : { action: 'accept', value };
+      const underway = journal.s[`secret:${key}`] !== undefined;
+      return askSecret(
+        run.connect,
+        run.principal,
+        key,
+        opts,
+        opts.fresh === true || underway,
+        urlStep,
+      );
     },
     can: (what) => declares(run.caps, what),
     async form(key, input, opts) {

@@ -157,3 +157,60 @@ export async function claimRecentCompletion(
   }
   return false;
 }
+
+type UrlStep = (
+  purpose: RecordPurpose,
+  subject: string,
+  label: string,
+  description: string | undefined,
+  message: string | undefined,
+) => Promise<'complete' | 'decline' | 'cancel'>;
+
+/** ask.connect on either engine: `forceStep` when a flow is already under way in this request. */
+export async function askConnect(
+  settings: ConnectSettings | undefined,
+  principal: string,
+  provider: string,
+  opts: { message?: string; label?: string; description?: string } | undefined,
+  forceStep: boolean,
+  urlStep: UrlStep,
+): Promise<ConnectResult> {
+  if (settings === undefined) throw new ConnectNotConfiguredError('ask.connect');
+  if (!settings.app.providers.has(provider)) {
+    throw new ElicitError(
+      'ELICIT_ASK_USAGE',
+      `ask.connect: no provider named ${JSON.stringify(provider)} is configured.`,
+    );
+  }
+  if (forceStep || (await settings.app.vault.get({ principal, provider })) === undefined) {
+    const outcome = await urlStep(
+      'connect',
+      provider,
+      opts?.label ?? provider,
+      opts?.description,
+      opts?.message,
+    );
+    if (outcome !== 'complete') return { action: outcome };
+  }
+  return { action: 'accept', connection: connection(settings, principal, provider) };
+}
+
+/** ask.secret on either engine: `forceStep` asks even when a value is stored. */
+export async function askSecret(
+  settings: ConnectSettings | undefined,
+  principal: string,
+  key: string,
+  opts: { label: string; description?: string; message?: string },
+  forceStep: boolean,
+  urlStep: UrlStep,
+): Promise<SecretResult> {
+  if (settings === undefined) throw new ConnectNotConfiguredError('ask.secret');
+  const entry = { principal, provider: vaultName('secret', key) };
+  let value = forceStep ? undefined : await settings.app.vault.get<string>(entry);
+  if (value === undefined) {
+    const outcome = await urlStep('secret', key, opts.label, opts.description, opts.message);
+    if (outcome !== 'complete') return { action: outcome };
+    value = await settings.app.vault.get<string>(entry);
+  }
+  return value === undefined ? { action: 'cancel' } : { action: 'accept', value };
+}
