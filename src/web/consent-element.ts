@@ -5,6 +5,7 @@
  * is text, never a link); refused URLs show no open button.
  */
 import type { UrlAnalysis } from '../url/analyze.ts';
+import { ElicitElement } from './base.ts';
 import { BASE_CSS, el } from './styles.ts';
 
 export interface ConsentRequest {
@@ -18,21 +19,8 @@ export interface ConsentRequest {
 
 export type ConsentDetail = { action: 'opened' } | { action: 'decline' } | { action: 'cancel' };
 
-export class ElicitUrlConsentElement extends HTMLElement {
+export class ElicitUrlConsentElement extends ElicitElement<ConsentDetail> {
   #request: ConsentRequest | undefined;
-  #done = false;
-  readonly #root: ShadowRoot;
-
-  constructor() {
-    super();
-    this.#root = this.attachShadow({ mode: 'open', delegatesFocus: true });
-    this.addEventListener('keydown', (e) => {
-      if (e.key === 'Escape') {
-        e.preventDefault();
-        this.#finish({ action: 'cancel' });
-      }
-    });
-  }
 
   get request(): ConsentRequest | undefined {
     return this.#request;
@@ -40,22 +28,14 @@ export class ElicitUrlConsentElement extends HTMLElement {
 
   set request(request: ConsentRequest | undefined) {
     this.#request = request;
-    this.#done = false;
+    this.reset();
     this.#render();
-  }
-
-  #finish(detail: ConsentDetail): void {
-    if (this.#done) return;
-    this.#done = true;
-    this.dispatchEvent(
-      new CustomEvent<ConsentDetail>('elicit-response', { detail, bubbles: true, composed: true }),
-    );
   }
 
   #render(): void {
     const r = this.#request;
     if (r === undefined) {
-      this.#root.replaceChildren();
+      this.root.replaceChildren();
       return;
     }
     const a = r.analysis;
@@ -117,7 +97,7 @@ export class ElicitUrlConsentElement extends HTMLElement {
       open.addEventListener('click', async () => {
         if (r.open !== undefined) await r.open(href);
         else window.open(href, '_blank', 'noopener,noreferrer');
-        this.#finish({ action: 'opened' });
+        this.finish({ action: 'opened' });
       });
     }
     const rest = (['decline', 'cancel'] as const).map((action) => {
@@ -126,13 +106,13 @@ export class ElicitUrlConsentElement extends HTMLElement {
         text: action === 'decline' ? 'Decline' : 'Cancel',
         attrs: { type: 'button' },
       });
-      b.addEventListener('click', () => this.#finish({ action }));
+      b.addEventListener('click', () => this.finish({ action }));
       return b;
     });
     // A dangerous page never gets the first focus: Enter must not open it by accident.
     if (open !== undefined && a.verdict !== 'danger') actions.append(open, ...rest);
     else actions.append(...rest, ...(open === undefined ? [] : [open]));
     box.append(actions);
-    this.#root.replaceChildren(el('style', { text: BASE_CSS }), box);
+    this.root.replaceChildren(el('style', { text: BASE_CSS }), box);
   }
 }

@@ -13,6 +13,7 @@ import {
   type Field,
   formatHint,
 } from '../schema/index.ts';
+import { ElicitElement } from './base.ts';
 import { BASE_CSS, el } from './styles.ts';
 
 export interface FormElementRequest {
@@ -34,25 +35,12 @@ export type ElicitResponseDetail =
 
 let uid = 0;
 
-export class ElicitFormElement extends HTMLElement {
+export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
   #request: FormElementRequest | undefined;
   #schema: CompiledSchema | undefined;
   #values: Record<string, unknown> = {};
   #errors = new Map<string, string>();
   #reviewing = false;
-  #done = false;
-  readonly #root: ShadowRoot;
-
-  constructor() {
-    super();
-    this.#root = this.attachShadow({ mode: 'open', delegatesFocus: true });
-    this.addEventListener('keydown', (e) => {
-      if (e.key === 'Escape') {
-        e.preventDefault();
-        this.#finish({ action: 'cancel' });
-      }
-    });
-  }
 
   get request(): FormElementRequest | undefined {
     return this.#request;
@@ -60,7 +48,7 @@ export class ElicitFormElement extends HTMLElement {
 
   set request(request: FormElementRequest | undefined) {
     this.#request = request;
-    this.#done = false;
+    this.reset();
     this.#reviewing = false;
     this.#errors.clear();
     try {
@@ -81,20 +69,8 @@ export class ElicitFormElement extends HTMLElement {
     this.#render();
   }
 
-  #finish(detail: ElicitResponseDetail): void {
-    if (this.#done) return;
-    this.#done = true;
-    this.dispatchEvent(
-      new CustomEvent<ElicitResponseDetail>('elicit-response', {
-        detail,
-        bubbles: true,
-        composed: true,
-      }),
-    );
-  }
-
   #renderError(message: string): void {
-    this.#root.replaceChildren(
+    this.root.replaceChildren(
       el('style', { text: BASE_CSS }),
       el(
         'div',
@@ -121,7 +97,7 @@ export class ElicitFormElement extends HTMLElement {
   #render(): void {
     const schema = this.#schema;
     if (schema === undefined) {
-      this.#root.replaceChildren();
+      this.root.replaceChildren();
       return;
     }
     const form = el('form', { part: 'form', attrs: { novalidate: '' } });
@@ -148,11 +124,11 @@ export class ElicitFormElement extends HTMLElement {
         attrs: { type: 'submit' },
       }),
       this.#reviewing ? this.#button('Edit', () => this.#edit()) : undefined,
-      this.#button('Decline', () => this.#finish({ action: 'decline' }), 'decline'),
-      this.#button('Cancel', () => this.#finish({ action: 'cancel' }), 'cancel'),
+      this.#button('Decline', () => this.finish({ action: 'decline' }), 'decline'),
+      this.#button('Cancel', () => this.finish({ action: 'cancel' }), 'cancel'),
     );
     form.append(actions);
-    this.#root.replaceChildren(
+    this.root.replaceChildren(
       el('style', { text: BASE_CSS }),
       el('div', { class: 'box', part: 'container' }, this.#header(), form),
     );
@@ -358,7 +334,7 @@ export class ElicitFormElement extends HTMLElement {
   #review(): void {
     const schema = this.#schema as CompiledSchema;
     // Pick up values typed but not yet committed by a change event.
-    for (const input of this.#root.querySelectorAll<HTMLInputElement>(
+    for (const input of this.root.querySelectorAll<HTMLInputElement>(
       'input[type=text],input[type=email],input[type=url],input[type=date],input[type=number],input[type=datetime-local]',
     )) {
       input.dispatchEvent(new Event('change'));
@@ -368,19 +344,19 @@ export class ElicitFormElement extends HTMLElement {
     }
     if (this.#errors.size > 0) {
       this.#render();
-      const first = this.#root.querySelector<HTMLElement>('[aria-invalid="true"]');
+      const first = this.root.querySelector<HTMLElement>('[aria-invalid="true"]');
       first?.focus();
       return;
     }
     this.#reviewing = true;
     this.#render();
-    this.#root.querySelector<HTMLButtonElement>('button.primary')?.focus();
+    this.root.querySelector<HTMLButtonElement>('button.primary')?.focus();
   }
 
   #edit(): void {
     this.#reviewing = false;
     this.#render();
-    this.#root.querySelector<HTMLElement>('input,select')?.focus();
+    this.root.querySelector<HTMLElement>('input,select')?.focus();
   }
 
   #submit(): void {
@@ -393,6 +369,6 @@ export class ElicitFormElement extends HTMLElement {
       this.#render();
       return;
     }
-    this.#finish({ action: 'accept', content: { ...parsed.value } });
+    this.finish({ action: 'accept', content: { ...parsed.value } });
   }
 }
