@@ -1,4 +1,20 @@
-import { defineConfig } from 'tsdown';
+import { defineConfig, type UserConfig } from 'tsdown';
+
+/** A self-contained, minified browser module in dist/browser (built separately, so no shared chunks). */
+function browser(entry: Record<string, string>): UserConfig {
+  return {
+    entry,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    dts: false,
+    clean: false,
+    fixedExtension: false,
+    outDir: 'dist/browser',
+    noExternal: [/.*/],
+  };
+}
 
 export default defineConfig([
   {
@@ -22,30 +38,8 @@ export default defineConfig([
     clean: true,
     outDir: 'dist',
   },
-  {
-    // The two elements as one self-contained browser module (no dependencies to resolve).
-    entry: { 'elicit-web': 'src/web/index.ts' },
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    minify: true,
-    dts: false,
-    clean: false,
-    fixedExtension: false,
-    outDir: 'dist/browser',
-    noExternal: [/.*/],
-  },
-  {
-    // The browser host page of `elicit demo --web` (the SDK client included).
-    entry: { host: 'src/web/host/main.ts' },
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    minify: true,
-    dts: false,
-    clean: false,
-    fixedExtension: false,
-    outDir: 'dist/browser',
-    noExternal: [/.*/],
-  },
+  // The two elements as one self-contained browser module (no dependencies to resolve).
+  browser({ 'elicit-web': 'src/web/index.ts' }),
+  // The browser host page of `elicit demo --web` (the SDK client included).
+  browser({ host: 'src/web/host/main.ts' }),
 ]);

@@ -5,13 +5,14 @@
  * the same pipeline.
  */
 import {
+  type AnswerIssue,
   applyDefaults,
   type CompiledSchema,
-  checkSchema,
   compileSchema,
   isRevision,
   type Limits,
   type Revision,
+  SchemaError,
 } from '../schema/index.ts';
 import { type AnalyzeOptions, analyzeUrl } from '../url/index.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimit, TokenBuckets } from './rate-limit.ts';
@@ -78,14 +79,18 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     ctx: RequestContext,
     message: string,
   ): Promise<ElicitOutcome> {
-    const checked = checkSchema(params.requestedSchema, {
-      revision: schemaRevision(ctx.revision),
-      limits: options.limits,
-    });
-    if (!checked.ok) {
-      const first = checked.errors[0];
+    // compileSchema checks once and caches by content: a repeated form costs a lookup.
+    let schema: CompiledSchema;
+    try {
+      schema = compileSchema(params.requestedSchema, {
+        revision: schemaRevision(ctx.revision),
+        limits: options.limits,
+      });
+    } catch (error) {
+      if (!(error instanceof SchemaError)) throw error;
+      const first = error.issues[0];
       const more =
-        checked.errors.length > 1 ? ` (and ${checked.errors.length - 1} more problem(s))` : '';
+        error.issues.length > 1 ? ` (and ${error.issues.length - 1} more problem(s))` : '';
       renderer.notice?.({
         type: 'refused',
         server: ctx.server,
@@ -95,12 +100,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         `Elicitation request refused: ${first?.message ?? 'invalid requestedSchema'}${more}`,
       );
     }
-    const schema: CompiledSchema = compileSchema(params.requestedSchema, {
-      revision: checked.schema.revision,
-      limits: options.limits,
-    });
     let initial: Record<string, unknown> = applyDefaults(schema, {});
-    let issues: CompiledSchemaIssues = [];
+    let issues: readonly AnswerIssue[] = [];
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       const response = await renderer.form(
         { server: ctx.server, message, schema, issues, initial, attempt },
@@ -169,5 +170,3 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     },
   };
 }
-
-type CompiledSchemaIssues = ReturnType<CompiledSchema['validate']>;

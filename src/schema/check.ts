@@ -21,7 +21,7 @@ import {
   STRING_FORMATS,
   type StringFormat,
 } from './types.ts';
-import { checkValue, prepareField } from './value.ts';
+import { prepareField } from './value.ts';
 
 export interface CheckOptions {
   /** Revision the schema is meant for; defaults to the latest. */
@@ -500,7 +500,7 @@ class Checker {
   withDefault(field: Field, raw: Obj, path: Path): Field | undefined {
     if (!has(raw, 'default')) return field;
     const value = raw.default;
-    const problem = checkValue(prepareField(field, this.limits.maxTextLength), value);
+    const problem = prepareField(field, this.limits.maxTextLength).check(value);
     if (problem !== undefined) {
       const at = [...path, 'default'];
       this.error(

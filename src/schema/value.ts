@@ -171,8 +171,3 @@ function specialise(
     }
   }
 }
-
-/** Returns the first problem with `value` for this field, or undefined when it is valid. */
-export function checkValue(p: PreparedField, value: unknown): AnswerIssue | undefined {
-  return p.check(value);
-}

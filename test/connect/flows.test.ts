@@ -21,7 +21,7 @@ import {
   httpEntry,
 } from '../../src/server/index.ts';
 import { memoryStore } from '../../src/store/index.ts';
-import { launchBrowser } from '../support/browser.ts';
+import { consentAtProvider, launchBrowser, passDevLogin } from '../support/browser.ts';
 import { type Idp, startIdp } from '../support/idp.ts';
 
 let idp: Idp;
@@ -100,30 +100,14 @@ function browserRenderer(page: Page): Renderer {
   return {
     ...scriptedRenderer(),
     async url(request) {
-      const debug = (m: string) => process.env.DEBUG_FLOWS && console.log(m, page.url());
-      debug(`url request ${request.analysis.verdict} ${request.analysis.href}`);
       await page.goto(request.analysis.href as string);
-      debug('after goto');
-      if (page.url().includes('/elicit/login'))
-        await Promise.all([
-          page.waitForURL((u) => !u.pathname.startsWith('/elicit/login')),
-          page.click('button[type=submit]'),
-        ]);
-      if (await page.$('#continue')) {
-        await page.click('#continue');
-        await page.waitForSelector('input[name=login]');
-        await page.fill('input[name=login]', 'alice');
-        await page.fill('input[name=password]', 'x');
-        await page.click('button[type=submit]');
-        await page.waitForSelector('button[type=submit]');
-        await page.click('button[type=submit]');
-      } else {
+      await passDevLogin(page);
+      if (await page.$('#continue')) await consentAtProvider(page, 'alice');
+      else {
         await page.fill('#secret', 'wx-key-0123456789');
         await page.click('form[action$="/secret"] button[type=submit]');
       }
-      debug('before done');
       await page.waitForSelector('text=You can close this tab');
-      debug('done page');
       return { action: 'opened' };
     },
   };

@@ -14,7 +14,7 @@ import { Records } from '../../src/connect/records.ts';
 import { createVault } from '../../src/connect/vault.ts';
 import { generateKeySecret } from '../../src/server/seal.ts';
 import { memoryStore } from '../../src/store/index.ts';
-import { launchBrowser } from '../support/browser.ts';
+import { consentAtProvider, launchBrowser, signInAtProvider } from '../support/browser.ts';
 import { type Idp, startIdp } from '../support/idp.ts';
 
 let idp: Idp;
@@ -81,6 +81,25 @@ afterAll(async () => {
   await idp?.close();
 });
 
+/** A pending record, as ask.connect / ask.secret would create it. */
+function newRecord(
+  into: Records,
+  principal: string,
+  purpose: 'connect' | 'secret',
+  subject: string,
+  label: string,
+) {
+  return into.create({
+    principal,
+    clientId: undefined,
+    purpose,
+    subject,
+    label,
+    description: undefined,
+    origin: undefined,
+  });
+}
+
 async function signIn(page: Page, user: string) {
   await page.fill('#user', user);
   await Promise.all([
@@ -89,28 +108,9 @@ async function signIn(page: Page, user: string) {
   ]);
 }
 
-/** The provider's development login and consent pages. */
-async function consentAtProvider(page: Page, account: string) {
-  await page.click('#continue');
-  await page.waitForSelector('input[name=login]');
-  await page.fill('input[name=login]', account);
-  await page.fill('input[name=password]', 'any');
-  await page.click('button[type=submit]');
-  await page.waitForSelector('button[type=submit]');
-  await page.click('button[type=submit]');
-}
-
 describe('connect flow', () => {
   it('login first, consent at the provider, callback, tokens in the vault, completion', async () => {
-    const record = await records.create({
-      principal: 'dev|alice',
-      clientId: undefined,
-      purpose: 'connect',
-      subject: 'calendar',
-      label: 'Calendar',
-      description: undefined,
-      origin: undefined,
-    });
+    const record = await newRecord(records, 'dev|alice', 'connect', 'calendar', 'Calendar');
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(connect.link(record.id));
@@ -138,15 +138,7 @@ describe('connect flow', () => {
   }, 60_000);
 
   it('every page forbids framing and third-party loads', async () => {
-    const record = await records.create({
-      principal: 'dev|carol',
-      clientId: undefined,
-      purpose: 'secret',
-      subject: 'api-key',
-      label: 'API key',
-      description: undefined,
-      origin: undefined,
-    });
+    const record = await newRecord(records, 'dev|carol', 'secret', 'api-key', 'API key');
     const res = await fetch(connect.link(record.id), { redirect: 'manual' });
     expect(res.status).toBe(303);
     const login = await fetch(new URL(res.headers.get('location') as string, base));
@@ -158,15 +150,7 @@ describe('connect flow', () => {
 
 describe('phishing', () => {
   it("Alice's link opened by Bob is refused: nothing stored, no redirect to the provider", async () => {
-    const record = await records.create({
-      principal: 'dev|alice',
-      clientId: undefined,
-      purpose: 'connect',
-      subject: 'calendar',
-      label: 'Calendar',
-      description: undefined,
-      origin: undefined,
-    });
+    const record = await newRecord(records, 'dev|alice', 'connect', 'calendar', 'Calendar');
     const context = await browser.newContext();
     const page = await context.newPage();
     const requests: string[] = [];
@@ -198,15 +182,7 @@ describe('OAuth threats', () => {
   async function callbackUrl(
     user: string,
   ): Promise<{ url: URL; page: Page; close: () => Promise<void> }> {
-    const record = await records.create({
-      principal: `dev|${user}`,
-      clientId: undefined,
-      purpose: 'connect',
-      subject: 'calendar',
-      label: 'Calendar',
-      description: undefined,
-      origin: undefined,
-    });
+    const record = await newRecord(records, `dev|${user}`, 'connect', 'calendar', 'Calendar');
     const context = await browser.newContext();
     const page = await context.newPage();
     const captured = new Promise<URL>((resolve) => {
@@ -294,15 +270,7 @@ describe('OAuth threats', () => {
   });
 
   it('pages cannot be framed, and a cross-site POST to the secret page is refused', async () => {
-    const record = await records.create({
-      principal: 'dev|hal',
-      clientId: undefined,
-      purpose: 'secret',
-      subject: 'token',
-      label: 'Token',
-      description: undefined,
-      origin: undefined,
-    });
+    const record = await newRecord(records, 'dev|hal', 'secret', 'token', 'Token');
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(connect.link(record.id));
@@ -383,23 +351,11 @@ describe('login and cookies', () => {
       providers: {},
     });
     loginServer.on('request', getRequestListener(app.fetch));
-    const record = await loginRecords.create({
-      principal: `${loginIdp.issuer}|ivy`,
-      clientId: undefined,
-      purpose: 'secret',
-      subject: 'k',
-      label: 'K',
-      description: undefined,
-      origin: undefined,
-    });
+    const record = await newRecord(loginRecords, `${loginIdp.issuer}|ivy`, 'secret', 'k', 'K');
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(app.link(record.id));
-    await page.waitForSelector('input[name=login]');
-    await page.fill('input[name=login]', 'ivy');
-    await page.fill('input[name=password]', 'x');
-    await page.click('button[type=submit]');
-    await page.waitForSelector('button[type=submit]');
+    await signInAtProvider(page, 'ivy');
     await page.click('button[type=submit]');
     await page.waitForSelector('#secret');
     expect(await page.textContent('h1')).toBe('K');

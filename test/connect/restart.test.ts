@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.ts';
+import { launchBrowser, passDevLogin, signInAtProvider } from '../support/browser.ts';
 import { type Idp, startIdp } from '../support/idp.ts';
 import { freePort, startProcess, stop } from '../support/processes.ts';
 
@@ -80,16 +80,9 @@ describe.each([
       if (r.url().startsWith(`${base}/elicit/oauth/callback`)) callback = r.url();
     });
     await page.goto(request.params.url);
-    await Promise.all([
-      page.waitForURL((u) => !u.pathname.startsWith('/elicit/login')),
-      page.click('button[type=submit]'),
-    ]);
+    await passDevLogin(page);
     await page.click('#continue');
-    await page.waitForSelector('input[name=login]');
-    await page.fill('input[name=login]', 'alice');
-    await page.fill('input[name=password]', 'x');
-    await page.click('button[type=submit]');
-    await page.waitForSelector('button[type=submit]');
+    await signInAtProvider(page, 'alice');
     // Consent given; the server dies before the provider sends the browser back.
     await stop(server, 'SIGKILL');
     await page.click('button[type=submit]').catch(() => {});

@@ -9,7 +9,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebDemo } from '../../src/cli/web-demo.ts';
 import type { DemoStack } from '../../src/demo/stack.ts';
-import { launchBrowser } from '../support/browser.ts';
+import { launchBrowser, passDevLogin } from '../support/browser.ts';
 
 let browser: Browser;
 let demo: DemoStack;
@@ -53,11 +53,7 @@ describe.each([
       page.click('elicit-url-consent >> [part=open]'),
     ]);
     await tab.waitForLoadState();
-    if (tab.url().includes('/elicit/login'))
-      await Promise.all([
-        tab.waitForURL((u) => !u.pathname.startsWith('/elicit/login')),
-        tab.click('button[type=submit]'),
-      ]);
+    await passDevLogin(tab);
     await tab.fill('#secret', 'key-from-the-browser');
     await tab.click('form[action$="/secret"] button[type=submit]');
     await tab.waitForSelector('text=You can close this tab');
