@@ -3,9 +3,9 @@
  * Pure (no Node-only imports): every renderer, terminal or web, uses it.
  */
 import { parse as parseDomain } from 'tldts';
-import { allConfusableWithAscii, looseSkeleton, skeleton } from './confusables.ts';
+import { looseSkeleton, readings, skeleton } from './confusables.ts';
 import { decodeLabel } from './punycode.ts';
-import { isHighlyRestrictive, scriptsOf } from './scripts.ts';
+import { checkLabel, codePoint, type LabelProblem } from './spoof-checks.ts';
 import { WELL_KNOWN_DOMAINS } from './well-known.ts';
 
 export type Severity = 'info' | 'caution' | 'danger';
@@ -21,6 +21,11 @@ export type UrlWarningCode =
   | 'lookalike_subdomain'
   | 'deviation_character'
   | 'invisible_character'
+  | 'disallowed_character'
+  | 'mixed_numbers'
+  | 'digit_lookalike'
+  | 'dangerous_pattern'
+  | 'invalid_idn'
   | 'normalized'
   | 'idn'
   | 'truncated';
@@ -81,8 +86,6 @@ export interface AnalyzeOptions {
 }
 
 const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):/;
-const DEVIATIONS = /[\u00df\u03c2\u200c\u200d]/u;
-const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zs}]/u;
 const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 
 function refused(code: UrlRefusalCode, message: string, warnings: UrlWarning[] = []): UrlAnalysis {
@@ -116,10 +119,15 @@ function rawHost(input: string): string | undefined {
   return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d*$/, '');
 }
 
-let wellKnownCache:
-  | { list: readonly string[]; strict: Map<string, string>; loose: Map<string, string> }
-  | undefined;
-function wellKnownIndex(extra: readonly string[] | undefined) {
+interface WellKnownIndex {
+  readonly list: readonly string[];
+  readonly strict: Map<string, string>;
+  readonly loose: Map<string, string>;
+  /** [domain, ".domain", "domain."] for the subdomain mention check. */
+  readonly dotted: readonly (readonly [string, string, string])[];
+}
+let wellKnownCache: WellKnownIndex | undefined;
+function wellKnownIndex(extra: readonly string[] | undefined): WellKnownIndex {
   const list = extra === undefined ? WELL_KNOWN_DOMAINS : [...WELL_KNOWN_DOMAINS, ...extra];
   if (wellKnownCache?.list.length === list.length && extra === undefined) return wellKnownCache;
   const strict = new Map<string, string>();
@@ -128,9 +136,86 @@ function wellKnownIndex(extra: readonly string[] | undefined) {
     strict.set(skeleton(d), d);
     loose.set(looseSkeleton(d), d);
   }
-  const index = { list, strict, loose };
+  const dotted = list.map((d) => [d, `.${d}`, `${d}.`] as const);
+  const index = { list, strict, loose, dotted };
   if (extra === undefined) wellKnownCache = index;
   return index;
+}
+
+// Anything that is not a visible letter, digit, punctuation or symbol (controls, bidi and format
+// characters, separators, combining and variation marks, invisible fillers, private use) becomes
+// a visible marker, so a message quoting raw input prints as what it is.
+const NOT_PLAIN = /[^\p{L}\p{N}\p{P}\p{S} ]|[\p{Default_Ignorable_Code_Point}\p{Co}]/gu;
+function visible(text: string): string {
+  return text.replace(NOT_PLAIN, (c) => `⟨${codePoint(c)}⟩`);
+}
+
+/** Percent-decoding that never throws: undecodable input stays as written. */
+function percentDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function problemWarning(label: string, p: LabelProblem): UrlWarning {
+  switch (p.code) {
+    case 'invalid_idn':
+      return {
+        code: 'invalid_idn',
+        severity: 'danger',
+        message: `"${label}" is not a valid international name (${p.detail}).`,
+      };
+    case 'deviation_character':
+      return {
+        code: 'deviation_character',
+        severity: 'danger',
+        message: `"${label}" contains a character (ß, ς or a joiner, ${p.detail}) that other systems read differently.`,
+      };
+    case 'disallowed_character':
+      return {
+        code: 'disallowed_character',
+        severity: 'caution',
+        message: `"${label}" contains ${p.detail}, a character not used in names, which can imitate another one.`,
+      };
+    case 'invisible_character':
+      return {
+        code: 'invisible_character',
+        severity: 'danger',
+        message: `"${label}" contains invisible characters (${p.detail}).`,
+      };
+    case 'mixed_script':
+      return {
+        code: 'mixed_script',
+        severity: 'danger',
+        message: `"${label}" mixes alphabets (${p.detail}), a common trick to imitate another name.`,
+      };
+    case 'mixed_numbers':
+      return {
+        code: 'mixed_numbers',
+        severity: 'danger',
+        message: `"${label}" mixes digits of different number systems.`,
+      };
+    case 'whole_script_confusable':
+      return {
+        code: 'whole_script_confusable',
+        severity: 'danger',
+        message: `"${label}" is written entirely in look-alike ${p.detail} letters.`,
+      };
+    case 'digit_lookalike':
+      return {
+        code: 'digit_lookalike',
+        severity: 'danger',
+        message: `"${label}" is made of characters that look like digits.`,
+      };
+    case 'dangerous_pattern':
+      return {
+        code: 'dangerous_pattern',
+        severity: 'danger',
+        message: `"${label}" contains ${p.detail}, which can imitate another name.`,
+      };
+  }
 }
 
 function middleEllipsis(text: string, max: number): string {
@@ -175,7 +260,7 @@ export function analyzeUrl(input: string, options: AnalyzeOptions = {}): UrlAnal
   const warnings: UrlWarning[] = [];
   const warn = (code: UrlWarningCode, severity: Severity, message: string) =>
     warnings.push({ code, severity, message });
-  const loopback = isLoopback(host);
+  const loopback = isLoopback(host.endsWith('.') ? host.slice(0, -1) : host);
   if (url.protocol === 'http:' && !loopback) {
     if (options.allowHttp !== true) {
       return refused(
@@ -195,12 +280,18 @@ export function analyzeUrl(input: string, options: AnalyzeOptions = {}): UrlAnal
     warn(
       'userinfo',
       'danger',
-      `The address hides text before "@" ("${middleEllipsis(decodeURIComponent(url.username), 40)}"); the site is really ${host}.`,
+      `The address hides text before "@" ("${visible(middleEllipsis(percentDecoded(url.username), 40))}"); the site is really ${host}.`,
     );
   }
-  const open = new URL(url.href);
-  open.username = '';
-  open.password = '';
+  // What opens is the canonical URL without credentials (copied only when there are some:
+  // the setters reparse).
+  let href = url.href;
+  if (url.username !== '' || url.password !== '') {
+    const open = new URL(href);
+    open.username = '';
+    open.password = '';
+    href = open.href;
+  }
 
   const written = rawHost(input.trim());
   const isIp = IPV4.test(host) || host.startsWith('[');
@@ -218,66 +309,57 @@ export function analyzeUrl(input: string, options: AnalyzeOptions = {}): UrlAnal
       warn(
         'unusual_ip_notation',
         'danger',
-        `The address writes an IP in an unusual way ("${middleEllipsis(written, 40)}"); it is really ${host}.`,
+        `The address writes an IP in an unusual way ("${visible(middleEllipsis(written, 40))}"); it is really ${host}.`,
       );
     }
   } else {
-    const labels = host.split('.');
-    const unicode = labels.map((l) => decodeLabel(l) ?? l);
+    // A fully qualified name ("example.com.") is the same site: one trailing dot is set aside so
+    // the registrable domain is computed on the name itself.
+    const name = host.endsWith('.') ? host.slice(0, -1) : host;
+    const labels = name.split('.');
+    if (labels.some((l) => l === '')) {
+      return refused('invalid', `The host name "${host}" has an empty part; it was not opened.`);
+    }
+    const unicode = labels.map((l) => (l.startsWith('xn--') ? decodeLabel(l) : l));
+    const tld = labels[labels.length - 1] as string;
+    const tldUnicode = unicode[unicode.length - 1] ?? tld;
     let unsafe = false;
-    unicode.forEach((label, i) => {
-      if (label === labels[i]) return;
-      if (DEVIATIONS.test(label)) {
-        unsafe = true;
-        warn(
-          'deviation_character',
-          'danger',
-          `"${labels[i]}" contains a character (ß, ς or a joiner) that other systems read differently.`,
-        );
-      }
-      if (INVISIBLE.test(label)) {
-        unsafe = true;
-        warn('invisible_character', 'danger', `"${labels[i]}" contains invisible characters.`);
-      }
-      const scripts = scriptsOf(label);
-      if (!isHighlyRestrictive(scripts)) {
-        unsafe = true;
-        warn(
-          'mixed_script',
-          'danger',
-          `"${labels[i]}" mixes alphabets (${[...scripts].join(' + ')}), a common trick to imitate another name.`,
-        );
-      } else if (scripts.size === 1 && !scripts.has('Latin') && allConfusableWithAscii(label)) {
-        unsafe = true;
-        warn(
-          'whole_script_confusable',
-          'danger',
-          `"${labels[i]}" is written entirely in look-alike ${[...scripts][0]} letters.`,
-        );
-      }
+    labels.forEach((label, i) => {
+      if (!label.startsWith('xn--')) return;
+      const problem = checkLabel(unicode[i], tld, tldUnicode);
+      if (problem === undefined) return;
+      unsafe = true;
+      warnings.push(problemWarning(label, problem));
     });
-    const parsed = parseDomain(host, { allowPrivateDomains: true });
-    const domain = parsed.domain ?? host;
-    const unicodeDomain = domain
-      .split('.')
-      .map((l) => decodeLabel(l) ?? l)
-      .join('.');
+    const readable = unicode.map((u, i) => u ?? (labels[i] as string));
+    const parsed = parseDomain(name, {
+      allowPrivateDomains: true,
+      extractHostname: false,
+      validateHostname: false,
+    });
+    const domain = parsed.domain ?? name;
+    const domainLabels = domain.split('.').length;
+    const unicodeDomain = readable.slice(readable.length - domainLabels).join('.');
     const index = wellKnownIndex(options.wellKnown);
-    const look =
-      index.strict.get(skeleton(unicodeDomain)) ?? index.loose.get(looseSkeleton(unicodeDomain));
+    let look: string | undefined;
+    for (const r of readings(unicodeDomain)) {
+      look = index.strict.get(skeleton(r)) ?? index.loose.get(looseSkeleton(r));
+      if (look !== undefined) break;
+    }
     if (look !== undefined && look !== domain && look !== unicodeDomain) {
       unsafe = true;
       warn(
         'lookalike_domain',
         'danger',
-        `${unicodeDomain} looks like ${look} but is a different site.`,
+        `${visible(unicodeDomain)} looks like ${look} but is a different site.`,
       );
     }
     const sub = parsed.subdomain ?? '';
     if (sub !== '') {
-      const mentioned = index.list.find(
-        (d) => d !== domain && (sub === d || sub.endsWith(`.${d}`) || sub.includes(`${d}.`)),
-      );
+      const mentioned = index.dotted.find(
+        ([d, before, after]) =>
+          d !== domain && (sub === d || sub.endsWith(before) || sub.includes(after)),
+      )?.[0];
       if (mentioned !== undefined) {
         warn(
           'lookalike_subdomain',
@@ -286,32 +368,32 @@ export function analyzeUrl(input: string, options: AnalyzeOptions = {}): UrlAnal
         );
       }
     }
-    const shown = unsafe ? labels : unicode;
+    const shown = unsafe ? labels : readable;
     displayHost = shown.join('.');
-    const domainLabels = domain.split('.').length;
     site = shown.slice(shown.length - domainLabels).join('.');
     subdomain = shown.slice(0, shown.length - domainLabels).join('.');
-    if (!unsafe && displayHost !== host) {
-      warn('idn', 'info', `This name uses international characters: ${displayHost} (${host}).`);
+    if (!unsafe && displayHost !== name) {
+      warn('idn', 'info', `This name uses international characters: ${displayHost} (${name}).`);
     }
     if (unsafe && warnings.every((w) => w.code !== 'lookalike_domain')) {
       // Shown as punycode: say so plainly.
       warnings.push({
         code: 'idn',
         severity: 'caution',
-        message: `Shown as ${host} because its characters could imitate another name.`,
+        message: `Shown as ${name} because its characters could imitate another name.`,
       });
     }
     if (
       written !== undefined &&
       !unsafe &&
       written.normalize('NFC').toLowerCase() !== displayHost &&
+      written.normalize('NFC').toLowerCase() !== `${displayHost}.` &&
       written.toLowerCase() !== host
     ) {
       warn(
         'normalized',
         'caution',
-        `The address was written as "${middleEllipsis(written, 40)}"; it opens ${displayHost}.`,
+        `The address was written as "${visible(middleEllipsis(written, 40))}"; it opens ${displayHost}.`,
       );
     }
   }
@@ -354,7 +436,7 @@ export function analyzeUrl(input: string, options: AnalyzeOptions = {}): UrlAnal
   return {
     verdict,
     refusal: undefined,
-    href: open.href,
+    href,
     displayHost,
     site,
     segments,

@@ -1,6 +1,8 @@
 /**
- * TR39 skeletons of host labels, from the pinned confusables table. `looseSkeleton` also drops
- * diacritics first, so "googlé" looks like "google" (as browsers' top-domain checks do).
+ * TR39 skeletons of host names, from the pinned confusables table (plus the look-alikes browsers
+ * add). `looseSkeleton` also drops diacritics first, so "googlé" looks like "google" (as
+ * browsers' top-domain checks do), and `skeletons` tries both readings of the few letters that
+ * pass for two different ones (þ is b or p, ł is l or t).
  */
 import { CONFUSABLE_ENTRIES } from './confusables-data.ts';
 
@@ -8,31 +10,68 @@ let table: Map<string, string> | undefined;
 function map(): Map<string, string> {
   if (table === undefined) {
     table = new Map();
-    for (const entry of CONFUSABLE_ENTRIES) {
-      const [from] = entry;
-      if (from !== undefined) table.set(from, entry.slice(from.length));
+    for (const line of CONFUSABLE_ENTRIES) {
+      for (const entry of line.split(' ')) {
+        const eq = entry.indexOf('=');
+        table.set(
+          String.fromCodePoint(Number.parseInt(entry.slice(0, eq), 16)),
+          entry.slice(eq + 1),
+        );
+      }
     }
   }
   return table;
 }
 
+const ASCII = /^[\0-\x7f]*$/;
+
 export function skeleton(label: string): string {
   const m = map();
+  if (ASCII.test(label)) {
+    let out = '';
+    for (let i = 0; i < label.length; i++) {
+      const ch = label[i] as string;
+      out += m.get(ch) ?? ch.toLowerCase();
+    }
+    return out;
+  }
   let out = '';
   for (const ch of label.normalize('NFD')) out += m.get(ch) ?? ch.toLowerCase();
   return out.normalize('NFD');
 }
 
+// Letters whose diacritic is part of the letter for NFD, dropped for the loose skeleton too.
+const STROKES: Readonly<Record<string, string>> = { ł: 'l', ø: 'o', đ: 'd', ħ: 'h', ŧ: 't' };
+
 export function looseSkeleton(label: string): string {
-  return skeleton(label.normalize('NFD').replace(/\p{M}/gu, ''));
+  if (ASCII.test(label)) return skeleton(label);
+  return skeleton(
+    label
+      .normalize('NFD')
+      .replace(/\p{M}/gu, '')
+      .replace(/[łøđħŧ]/g, (c) => STROKES[c] ?? c),
+  );
 }
 
-/** True when every character of the label has an ASCII look-alike (so the whole label can pose as ASCII). */
-export function allConfusableWithAscii(label: string): boolean {
-  const m = map();
-  for (const ch of label.normalize('NFC')) {
-    if (/^[a-z0-9-]$/.test(ch)) continue;
-    if (!m.has(ch)) return false;
+/** Letters that read as either of two others. */
+const TWO_READINGS: Readonly<Record<string, readonly [string, string]>> = {
+  þ: ['b', 'p'],
+  œ: ['ce', 'oe'],
+  ł: ['l', 't'],
+  ı: ['l', 'i'],
+};
+const HAS_TWO = /[þœłı]/u;
+const MAX_TWO = 5; // 2^5 variants at most
+
+/** Every spelling of `host` with each two-reading letter replaced by either reading. */
+export function readings(host: string): string[] {
+  if (!HAS_TWO.test(host)) return [host];
+  let out = [''];
+  let count = 0;
+  for (const ch of host) {
+    const two = TWO_READINGS[ch];
+    if (two === undefined || ++count > MAX_TWO) out = out.map((s) => s + ch);
+    else out = out.flatMap((s) => [s + two[0], s + two[1]]);
   }
-  return true;
+  return out;
 }

@@ -1,4 +1,6 @@
 /** elicit/url: URL safety analysis for URL-mode elicitation. Pure: runs in browsers too. */
+
+export { IDENTIFIER_STATUS_VERSION } from './allowed-data.ts';
 export {
   type AnalyzeOptions,
   analyzeUrl,
