@@ -95,6 +95,7 @@ export default function run(): Row[] {
       },
     ),
   );
+  rows.push(...patternRows());
   rows.push(
     single('schema: check', 'check a 10-field requested schema', () => checkSchema(ten), 5000),
   );
@@ -102,6 +103,60 @@ export default function run(): Row[] {
     single('schema: check', 'compileSchema with a new but equal object (cache by content)', () =>
       compileSchema({ ...ten }),
     ),
+  );
+  return rows;
+}
+
+/** One text field with a pattern: elicit's linear matcher beside Ajv (the platform's RegExp). */
+function patternRows(): Row[] {
+  const one = (pattern: string) => ({
+    type: 'object',
+    properties: { v: { type: 'string', pattern } },
+    required: ['v'],
+  });
+  const rows: Row[] = [];
+  const versus = (name: string, pattern: string, value: string, valid: boolean) => {
+    const ours = compileSchema(one(pattern));
+    const ajv = new Ajv().compile({ ...one(pattern), additionalProperties: false });
+    const answer = { v: value };
+    if ((ours.validate(answer).length === 0) !== valid || ajv(answer) !== valid) {
+      throw new Error(`benchmark input for ${pattern} is not what it claims`);
+    }
+    rows.push(
+      pair(
+        'schema: pattern',
+        name,
+        { name: 'elicit validate', run: () => ours.validate(answer) },
+        { name: 'Ajv precompiled (platform RegExp)', run: () => ajv(answer) },
+      ),
+    );
+  };
+  versus('simple ^[A-Z]{3}-\\d{4}$, valid', '^[A-Z]{3}-\\d{4}$', 'ABC-1234', true);
+  versus(
+    'email-like ^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$, valid',
+    '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$',
+    'ann.lee@mail.example.org',
+    true,
+  );
+  // The platform's RegExp doubles its time per added "a": 20 is the most a benchmark can wait for.
+  versus('hostile ^(a+)+$, 20 a and !', '^(a+)+$', `${'a'.repeat(20)}!`, false);
+  const alone = (name: string, pattern: string, value: string) => {
+    const ours = compileSchema(one(pattern));
+    const answer = { v: value };
+    if (ours.validate(answer)[0]?.code !== 'pattern') throw new Error(`${pattern} should refuse`);
+    rows.push(single('schema: pattern', name, () => ours.validate(answer)));
+  };
+  alone('hostile ^(a+)+$, 40 a and ! (platform RegExp: hours)', '^(a+)+$', `${'a'.repeat(40)}!`);
+  alone('hostile ^(a+)+$, 4 095 a and ! (the input limit)', '^(a+)+$', `${'a'.repeat(4095)}!`);
+  alone(
+    'author ^([A-Za-z]+ ?)+$, 41 letters and a digit',
+    '^([A-Za-z]+ ?)+$',
+    `${'a'.repeat(41)}1`,
+  );
+  alone(
+    'worst case: (?:[a-z]?){1000}# (2 003 states), 4 096 characters',
+    '(?:[a-z]?){1000}#',
+    'a'.repeat(4096),
   );
   return rows;
 }

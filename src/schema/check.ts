@@ -12,6 +12,7 @@ import {
 } from './issues.ts';
 import { DEFAULT_LIMITS, type Limits, resolveLimits } from './limits.ts';
 import { measureJson } from './measure.ts';
+import { patternProblem } from './pattern.ts';
 import { LATEST_REVISION, type Revision, revisionFeatures } from './revision.ts';
 import {
   type Field,
@@ -372,16 +373,10 @@ class Checker {
         }
       }
       const pattern = this.text(raw, 'pattern', path, this.limits.maxPatternLength);
-      if (pattern !== undefined) {
-        try {
-          new RegExp(pattern, 'u');
-        } catch (cause) {
-          this.error(
-            'pattern_invalid',
-            [...path, 'pattern'],
-            `${formatPath([...path, 'pattern'])} is not a valid regular expression (${(cause as Error).message}).`,
-          );
-        }
+      const problem = pattern === undefined ? undefined : patternProblem(pattern, this.limits);
+      if (problem !== undefined) {
+        const at = [...path, 'pattern'];
+        this.error(problem.code, at, `${formatPath(at)} ${problem.message}.`);
       }
       this.needs(this.features.defaultsOnAll, raw, 'default', path, '`default` on a text field');
       field = { ...base, kind: 'text', minLength, maxLength, pattern, format, default: undefined };
@@ -500,7 +495,8 @@ class Checker {
   withDefault(field: Field, raw: Obj, path: Path): Field | undefined {
     if (!has(raw, 'default')) return field;
     const value = raw.default;
-    const problem = prepareField(field, this.limits.maxTextLength).check(value);
+    const limits = { ...this.limits, maxAnswerLength: this.limits.maxTextLength };
+    const problem = prepareField(field, limits).check(value);
     if (problem !== undefined) {
       const at = [...path, 'default'];
       this.error(

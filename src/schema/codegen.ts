@@ -73,7 +73,7 @@ export function generateValidator(env: Env): Validate | undefined {
       case 'text': {
         const b: [string, string][] = [
           ['typeof v !== "string"', at('type')],
-          [`v.length > ${num(env.maxAnswerLength)}`, at('too_large')],
+          [`v.length > ${num(p.maxChars)}`, at('too_large')],
         ];
         if (f.minLength !== undefined)
           b.push([
@@ -126,11 +126,7 @@ export function generateValidator(env: Env): Validate | undefined {
   );
   push('return issues === undefined ? NO_ISSUES : issues;');
   push('};');
-  const regexes = env.fields.map((p) =>
-    p.field.kind === 'text' && p.field.pattern !== undefined
-      ? new RegExp(p.field.pattern, 'u')
-      : undefined,
-  );
+  const regexes = env.fields.map((p) => p.pattern);
   const factory = new Function(
     'F',
     'I',

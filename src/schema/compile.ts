@@ -74,7 +74,7 @@ function own(content: Record<string, unknown>, p: PreparedField): unknown {
 
 function build(checked: CheckedSchema): CompiledSchema {
   const limits = checked.limits;
-  const prepared = checked.fields.map((f) => prepareField(f, limits.maxAnswerLength));
+  const prepared = checked.fields.map((f) => prepareField(f, limits));
   const byName = new Map<string, Field>(checked.fields.map((f) => [f.name, f]));
   const withDefaults = prepared.filter((p) => p.field.default !== undefined);
 

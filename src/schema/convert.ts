@@ -8,10 +8,17 @@
  * the answer is mapped back to `string[]`. What the older revision cannot express (minItems,
  * maxItems) is listed in `notes`, and is still enforced because the mapped answer is
  * validated against the original schema.
+ *
+ * A lowered form is checked against the target revision with the form's own limits before it
+ * is handed out: one that a peer would refuse (a multi-select expanded past `maxProperties`,
+ * a generated name past `maxKeyLength`, …) throws ConversionError instead of being sent.
  */
+import { ElicitError } from '../errors.ts';
 import { type CheckedSchema, type CheckOptions, checkSchema } from './check.ts';
 import { SchemaError, setOwn } from './compile.ts';
 import { emitSchema } from './emit.ts';
+import type { SchemaIssue } from './issues.ts';
+import type { Limits } from './limits.ts';
 import { LATEST_REVISION, type Revision, revisionFeatures } from './revision.ts';
 import type { BooleanField, Content, Field, MultiSelectField, RequestedSchema } from './types.ts';
 
@@ -40,6 +47,30 @@ export interface ConvertOptions extends Pick<CheckOptions, 'limits'> {
   /** Revision the input schema is written for; defaults to the latest. */
   readonly from?: Revision;
   readonly to: Revision;
+}
+
+/**
+ * A form cannot be lowered for an older peer without breaking one of the limits it would be
+ * checked against there. Nothing was sent; `field` and `limit` say what to change.
+ */
+export class ConversionError extends ElicitError {
+  /** The field of the original form (undefined: the form as a whole). */
+  readonly field: string | undefined;
+  /** The limit the lowered form would break (a `Limits` name), or `revision` for anything else. */
+  readonly limit: keyof Limits | 'revision';
+  constructor(
+    revision: Revision,
+    field: string | undefined,
+    limit: keyof Limits | 'revision',
+    detail: string,
+  ) {
+    super(
+      'ELICIT_CONVERSION_LIMIT',
+      `This form cannot be sent to a ${revision} client: ${field === undefined ? 'the form' : `field "${field}"`} ${detail} Ask the person with a smaller form (fewer options or fields), or ask a client on a newer revision.`,
+    );
+    this.field = field;
+    this.limit = limit;
+  }
 }
 
 const identityMap = (content: Readonly<Record<string, unknown>>): Content => content as Content;
@@ -92,15 +123,35 @@ export function lower(schema: CheckedSchema, to: Revision): Conversion {
 
   const notes: ConversionNote[] = [];
   const fields: Field[] = [];
+  const { limits } = schema;
   const taken = new Set(schema.fields.map((f) => f.name));
+  // Expanding multi-selects adds a property per option, less the one it replaces.
+  let properties = schema.fields.length;
   const expanded: { field: MultiSelectField; keys: { key: string; value: string }[] }[] = [];
   for (const field of schema.fields) {
     if (field.kind === 'multiselect') {
+      properties += field.options.length - 1;
+      if (properties > limits.maxProperties)
+        throw new ConversionError(
+          to,
+          field.name,
+          'maxProperties',
+          `is a multi-select of ${field.options.length} options, sent as one yes/no field each, which makes the form ${properties} properties; the limit is ${limits.maxProperties} (maxProperties).`,
+        );
       const keys: { key: string; value: string }[] = [];
       const label = field.title ?? field.name;
       field.options.forEach((option, i) => {
         let key = `${field.name}.${option.value}`;
+        // A long option value makes a long name: the option's index names it instead.
+        if (key.length > limits.maxKeyLength) key = `${field.name}.${i}`;
         for (let n = 2; taken.has(key); n++) key = `${field.name}.${i}~${n}`;
+        if (key.length > limits.maxKeyLength)
+          throw new ConversionError(
+            to,
+            field.name,
+            'maxKeyLength',
+            `is a multi-select whose yes/no fields would be named "${key.slice(0, 40)}…" (${key.length} characters); the limit is ${limits.maxKeyLength} (maxKeyLength). Use a shorter field name.`,
+          );
         taken.add(key);
         keys.push({ key, value: option.value });
         const bool: BooleanField = {
@@ -142,6 +193,9 @@ export function lower(schema: CheckedSchema, to: Revision): Conversion {
     fields.push(lowered);
   }
   const requestedSchema = emitSchema(fields);
+  // The safety net: the lowered form passes the check the peer will run, or is not sent.
+  const verdict = checkSchema(requestedSchema, { revision: to, limits });
+  if (!verdict.ok) throw refusal(to, verdict.errors, expanded);
   const mapAnswer = (content: Readonly<Record<string, unknown>>): Content => {
     if (expanded.length === 0) return content as Content;
     const out: Record<string, unknown> = {};
@@ -165,4 +219,39 @@ export function lower(schema: CheckedSchema, to: Revision): Conversion {
   };
   expansions.set(schema, conversion);
   return conversion;
+}
+
+const LIMIT_OF: Partial<Record<SchemaIssue['code'], keyof Limits>> = {
+  too_many_properties: 'maxProperties',
+  too_many_options: 'maxOptions',
+  too_long: 'maxTextLength',
+  too_large: 'maxSize',
+  too_deep: 'maxDepth',
+  property_name: 'maxKeyLength',
+};
+
+/** The first issue of a lowered form, named by the original field it came from. */
+function refusal(
+  to: Revision,
+  issues: readonly SchemaIssue[],
+  expanded: readonly { field: MultiSelectField; keys: readonly { key: string }[] }[],
+): ConversionError {
+  const issue = issues[0] as SchemaIssue;
+  const name = issue.path[0] === 'properties' ? issue.path[1] : undefined;
+  let field = typeof name === 'string' ? name : undefined;
+  for (const { field: multi, keys } of expanded)
+    if (keys.some((k) => k.key === field)) field = multi.name;
+  if (field === undefined && issue.code === 'too_large') {
+    // The whole form grew too large: name the multi-select that grew it most.
+    let most = 0;
+    for (const { field: multi, keys } of expanded)
+      if (keys.length > most) [most, field] = [keys.length, multi.name];
+  }
+  const limit = LIMIT_OF[issue.code] ?? 'revision';
+  return new ConversionError(
+    to,
+    field,
+    limit,
+    `would be refused once lowered: ${issue.message}${limit === 'revision' ? '' : ` (${limit})`}`,
+  );
 }

@@ -30,6 +30,7 @@ export {
 } from './compile.ts';
 export {
   type Conversion,
+  ConversionError,
   type ConversionNote,
   type ConvertOptions,
   convertSchema,
@@ -40,6 +41,13 @@ export { checkFormat, isDate, isDateTime, isEmail, isUri } from './formats.ts';
 export type { AnswerIssue, AnswerIssueCode, SchemaIssue, SchemaIssueCode } from './issues.ts';
 export { formatPath } from './issues.ts';
 export { DEFAULT_LIMITS, type Limits } from './limits.ts';
+export {
+  type CompiledPattern,
+  compilePattern,
+  PatternError,
+  type PatternProblem,
+  patternProblem,
+} from './pattern.ts';
 export {
   isRevision,
   LATEST_REVISION,

@@ -19,6 +19,18 @@ export interface Limits {
   readonly maxDepth: number;
   /** Characters in one string answer. */
   readonly maxAnswerLength: number;
+  /**
+   * States of the matcher one `pattern` compiles to (about one per character, class or
+   * quantifier, times each {count}). A test costs at most input length × states steps.
+   */
+  readonly maxPatternStates: number;
+  /** Characters of an answer tested against a `pattern`; a longer answer is refused untested. */
+  readonly maxPatternInput: number;
+  /**
+   * Character states of a Standard Schema library's own pattern that the import analyses for
+   * exponential backtracking (the analysis costs about the square of this).
+   */
+  readonly maxLibraryPatternStates: number;
 }
 
 export const DEFAULT_LIMITS: Limits = Object.freeze({
@@ -30,6 +42,9 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxSize: 262_144,
   maxDepth: 8,
   maxAnswerLength: 65_536,
+  maxPatternStates: 2048,
+  maxPatternInput: 4096,
+  maxLibraryPatternStates: 512,
 });
 
 export function resolveLimits(overrides: Partial<Limits> | undefined): Limits {

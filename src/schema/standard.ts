@@ -5,10 +5,22 @@
  * checks that only narrow a value (exclusive bounds on numbers, multipleOf, custom refinements)
  * stay enforced on the server through the Standard Schema's own `validate`, and are listed as
  * warnings.
+ *
+ * Patterns: the library's `validate` runs its own regexes on the platform's backtracking
+ * engine, on whatever the peer answered. elicit's linear-time check of the same pattern runs
+ * first (so only values that match it, and no longer than limits.maxPatternInput, reach the
+ * library), and at import every library pattern must be one elicit can parse and must not be
+ * exponentially ambiguous (`pattern-ambiguity.ts`): on such a pattern even a matching value
+ * can send a backtracking engine into exponential time. This includes the patterns a library
+ * emits beside a known `format` (zod's email regex), which elicit replaces by its own format
+ * check but the library still runs.
  */
 import { type Form, formFromFields } from './builders.ts';
 import { SchemaError } from './compile.ts';
 import { describeType, formatPath, type SchemaIssue, type SchemaIssueCode } from './issues.ts';
+import { DEFAULT_LIMITS } from './limits.ts';
+import { exponentiallyAmbiguous } from './pattern-ambiguity.ts';
+import { parsePattern } from './pattern-parse.ts';
 import type { Field, Option, StringFormat } from './types.ts';
 import { STRING_FORMATS } from './types.ts';
 
@@ -43,6 +55,45 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
 class Importer {
   readonly errors: SchemaIssue[] = [];
   readonly warnings: SchemaIssue[] = [];
+  /** The library whose own validate also runs on answers (undefined: plain JSON Schema). */
+  readonly library: string | undefined;
+  constructor(library: string | undefined) {
+    this.library = library;
+  }
+
+  /** A pattern the library runs natively must be safe for a backtracking engine. */
+  libraryPattern(pattern: string, path: Path): boolean {
+    if (this.library === undefined) return true;
+    const at = [...path, 'pattern'];
+    const parsed = parsePattern(pattern);
+    if (!parsed.ok) {
+      this.fail(
+        parsed.code,
+        at,
+        `${this.library} checks ${JSON.stringify(pattern)} with its own backtracking engine, and it uses ${parsed.reason}, which elicit cannot prove safe; rewrite it without backreferences or lookaround.`,
+      );
+      return false;
+    }
+    const max = DEFAULT_LIMITS.maxLibraryPatternStates;
+    const ambiguous = exponentiallyAmbiguous(parsed.node, max);
+    if (ambiguous === undefined) {
+      this.fail(
+        'pattern_too_complex',
+        at,
+        `${this.library} checks ${JSON.stringify(pattern)} with its own backtracking engine, and it has more than ${max} character states to prove safe; simplify it.`,
+      );
+      return false;
+    }
+    if (ambiguous) {
+      this.fail(
+        'pattern_backtracking',
+        at,
+        `${this.library} would check ${JSON.stringify(pattern)} with its own backtracking engine, which takes exponential time on some answers (a repetition inside a repetition, or alternatives that match the same text); rewrite it so that each character can be matched only one way, e.g. ^[A-Za-z]+( [A-Za-z]+)*$ instead of ^([A-Za-z]+ ?)+$.`,
+      );
+      return false;
+    }
+    return true;
+  }
   fail(code: SchemaIssueCode, path: Path, message: string): undefined {
     this.errors.push({ code, path, message: `${formatPath(path)}: ${message}` });
     return undefined;
@@ -134,6 +185,7 @@ class Importer {
       case 'string': {
         let format: StringFormat | undefined;
         let pattern = typeof s.pattern === 'string' ? s.pattern : undefined;
+        if (pattern !== undefined && !this.libraryPattern(pattern, path)) return undefined;
         if (typeof s.format === 'string') {
           if (STRING_FORMATS.includes(s.format as StringFormat)) {
             format = s.format as StringFormat;
@@ -246,7 +298,11 @@ class Importer {
 
 /** Converts a JSON Schema object schema (draft 2020-12 or 07) into a form. */
 export function fromJsonSchema<T = Record<string, unknown>>(json: unknown): ImportResult<T> {
-  const im = new Importer();
+  return importJson<T>(json, undefined);
+}
+
+function importJson<T>(json: unknown, library: string | undefined): ImportResult<T> {
+  const im = new Importer(library);
   if (!isObj(json) || json.type !== 'object' || !isObj(json.properties)) {
     throw new SchemaError(
       [
@@ -290,7 +346,10 @@ export function fromStandardSchema<S extends StandardSchemaLike>(
       'Standard Schema',
     );
   }
-  const { form, warnings } = fromJsonSchema<T>(std.jsonSchema.input({ target: 'draft-2020-12' }));
+  const { form, warnings } = importJson<T>(
+    std.jsonSchema.input({ target: 'draft-2020-12' }),
+    std.vendor,
+  );
   const refine = async (value: T) => {
     const result = await std.validate(value);
     if (result.issues === undefined) return { ok: true as const, value: result.value as T };

@@ -7,6 +7,8 @@
  */
 import { checkFormat } from './formats.ts';
 import type { AnswerIssue, AnswerIssueCode } from './issues.ts';
+import type { Limits } from './limits.ts';
+import { type CompiledPattern, compilePattern } from './pattern.ts';
 import type { Field, Option, StringFormat } from './types.ts';
 
 /** A field plus its specialised check. */
@@ -17,6 +19,10 @@ export interface PreparedField {
   /** The name is also a property of Object.prototype: read it with an own-property check. */
   readonly inherited: boolean;
   readonly missing: AnswerIssue;
+  /** Longest string answer checked (lower for a pattern field: limits.maxPatternInput). */
+  readonly maxChars: number;
+  /** The field's pattern, compiled for linear-time tests. */
+  readonly pattern: CompiledPattern | undefined;
   /** Every issue this field can report, by code (built once, frozen). */
   readonly issues: Readonly<Partial<Record<AnswerIssueCode, AnswerIssue>>>;
   /** The first problem with a present value, or undefined when it is valid. */
@@ -59,7 +65,9 @@ function optionList(options: readonly Option[], lead: string): string {
   return `${lead}: ${options.map((o) => o.label).join(', ')}`;
 }
 
-export function prepareField(field: Field, maxAnswerLength: number): PreparedField {
+type FieldLimits = Pick<Limits, 'maxAnswerLength' | 'maxPatternStates' | 'maxPatternInput'>;
+
+export function prepareField(field: Field, limits: FieldLimits): PreparedField {
   const name = field.name;
   const issues: Partial<Record<AnswerIssueCode, AnswerIssue>> = {};
   const issue = (code: AnswerIssueCode, message: string): AnswerIssue => {
@@ -68,9 +76,20 @@ export function prepareField(field: Field, maxAnswerLength: number): PreparedFie
     return made;
   };
   const missing = issue('required', 'This field is required.');
-  const check = specialise(field, maxAnswerLength, issue);
+  const pattern =
+    field.kind === 'text' && field.pattern !== undefined
+      ? compilePattern(field.pattern, limits)
+      : undefined;
+  // A pattern is only ever tested on input it can check quickly: longer answers are refused.
+  const maxChars =
+    pattern === undefined
+      ? limits.maxAnswerLength
+      : Math.min(limits.maxAnswerLength, limits.maxPatternInput);
+  const check = specialise(field, maxChars, pattern, issue);
   return {
     field,
+    maxChars,
+    pattern,
     name,
     required: field.required,
     inherited: name in Object.prototype,
@@ -85,6 +104,7 @@ type MakeIssue = (code: AnswerIssueCode, message: string) => AnswerIssue;
 function specialise(
   f: Field,
   maxAnswerLength: number,
+  regex: CompiledPattern | undefined,
   issue: MakeIssue,
 ): (value: unknown) => AnswerIssue | undefined {
   switch (f.kind) {
@@ -101,7 +121,6 @@ function specialise(
           ? undefined
           : issue('max_length', `Enter at most ${plural(max, 'character', 'characters')}.`);
       const badFormat = format === undefined ? undefined : issue('format', FORMAT_HINT[format]);
-      const regex = f.pattern === undefined ? undefined : new RegExp(f.pattern, 'u');
       const badPattern = issue('pattern', `Use the expected format (pattern ${f.pattern}).`);
       return (v) => {
         if (typeof v !== 'string') return wrongType;
