@@ -5,20 +5,25 @@
  *   POST /elicit/<id>/secret      the secret form (CSRF token + Origin/Fetch-Metadata checks)
  *   POST /elicit/<id>/decline     the person says no
  *   GET  /elicit/oauth/callback   the third-party authorization server comes back here
- *   /elicit/login…                the pluggable login
+ *   /elicit/login…                the pluggable login (rate-limited per client address)
+ *   POST /elicit/logout           sign out (CSRF token + Origin/Fetch-Metadata checks)
  *
+ * Every POST is checked for its origin first, then its body is read within `limits.bodyBytes`
+ * while it streams in, and only then parsed.
  * A link opened by anyone but the user who asked is refused with the same page as an unknown
  * id, stores nothing and never reaches the provider; the event is logged.
  */
-import { Hono } from 'hono';
+import { type Context, Hono, type Next } from 'hono';
 import { TokenBuckets } from '../client/rate-limit.ts';
 import type { Store } from '../store/types.ts';
+import { readForm } from './body.ts';
 import type { CompletionBus } from './completion.ts';
-import type { Login } from './login.ts';
+import { AddressBuckets, type ConnectLimits, connectLimits } from './limits.ts';
+import type { Login, LoginEvent } from './login.ts';
 import { newState, newVerifier, OAuthFlowError, Provider, type ProviderConfig } from './oauth.ts';
-import { done, escapeHtml, failed, notAvailable, render } from './pages.ts';
+import { done, escapeHtml, failed, notAvailable, render, type Who } from './pages.ts';
 import type { Records, UrlRecord } from './records.ts';
-import { type BrowserSession, browserBinding, Sessions } from './sessions.ts';
+import { type BrowserSession, browserBinding, Sessions, whoOf } from './sessions.ts';
 import type { Vault } from './vault.ts';
 
 export type ConnectEvent =
@@ -26,7 +31,9 @@ export type ConnectEvent =
   | { type: 'unknown_link'; id: string }
   | { type: 'oauth_refused'; reason: string }
   | { type: 'csrf_refused'; id: string }
-  | { type: 'completed'; id: string; purpose: string };
+  | { type: 'completed'; id: string; purpose: string }
+  | { type: 'login_rate_limited'; address: string }
+  | LoginEvent;
 
 export interface ConnectOptions {
   /** The public origin of these pages, e.g. https://mcp.example.com (http only on loopback). */
@@ -38,8 +45,16 @@ export interface ConnectOptions {
   readonly providers: Readonly<Record<string, ProviderConfig>>;
   readonly login: Login;
   readonly log?: (event: ConnectEvent) => void;
-  /** Lifetime of stored tokens and secrets; default 90 days. */
+  /** Lifetime of stored tokens and secrets (also after a refresh); default 90 days. */
   readonly vaultTtlMs?: number;
+  /** Body size, sign-in rate and sign-in transaction limits; see DEFAULT_CONNECT_LIMITS. */
+  readonly limits?: Partial<ConnectLimits>;
+  /**
+   * The client address the sign-in rate limit is kept by. Default: the socket's remote address
+   * when served by @hono/node-server (pass its env to `fetch`). Behind a reverse proxy, return
+   * the address the proxy reports, and make sure only the proxy can reach these pages.
+   */
+  readonly clientAddress?: (req: Request, env: unknown) => string | undefined;
 }
 
 export interface ConnectApp {
@@ -47,11 +62,15 @@ export interface ConnectApp {
   readonly records: Records;
   readonly vault: Vault;
   readonly bus: CompletionBus;
-  fetch(req: Request): Promise<Response>;
+  /** Serves a request; `env` is the server's bindings (@hono/node-server: `{ incoming }`). */
+  fetch(req: Request, env?: unknown): Promise<Response>;
   readonly providers: ReadonlyMap<string, Provider>;
   /** The link for a record. */
   link(id: string): string;
   readonly redirectUri: string;
+  /** Lifetime of vault entries, kept when a token is refreshed. */
+  readonly vaultTtlMs: number;
+  readonly limits: ConnectLimits;
 }
 
 interface OAuthTx {
@@ -74,12 +93,19 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
   if (baseUrl.protocol !== 'https:' && !loopback)
     throw new Error(`connect pages need https outside loopback; got ${baseUrl.origin}`);
   const sessions = new Sessions(options.store, baseUrl);
+  const limits = connectLimits(options.limits);
   const providers = new Map(
     Object.entries(options.providers).map(([name, cfg]) => [name, new Provider(name, cfg)]),
   );
   const redirectUri = new URL('/elicit/oauth/callback', baseUrl).href;
   const log = options.log ?? (() => {});
   const guesses = new TokenBuckets({ capacity: 20, perMinute: 30 });
+  const logins = new AddressBuckets(limits);
+  const clientAddress =
+    options.clientAddress ??
+    ((_req: Request, env: unknown) =>
+      (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket
+        ?.remoteAddress);
   const vaultTtl = options.vaultTtlMs ?? 90 * 24 * 60 * 60_000;
   const app = new Hono();
 
@@ -94,12 +120,75 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
   const safeNext = (next: string | undefined): string =>
     next !== undefined && /^\/elicit\/[A-Za-z0-9_-]{22}$/.test(next) ? next : '/elicit/';
 
-  options.login.mount(app, { sessions, store: options.store, baseUrl, safeNext, sameOrigin });
+  const whoIs = async (req: Request): Promise<Who | null> =>
+    whoOf(await sessions.current(req.headers.get('cookie')));
 
-  const unavailable = (id: string): Response => {
+  // Sign-ins are unauthenticated and reach the store and the identity provider: per address,
+  // a few at once and a steady trickle after that.
+  const limitLogin = async (c: Context, next: Next) => {
+    const address = clientAddress(c.req.raw, c.env) ?? 'unknown';
+    if (!logins.take(address)) {
+      log({ type: 'login_rate_limited', address });
+      const res = failed('Too many sign-in attempts; wait a minute.', await whoIs(c.req.raw), 429);
+      res.headers.set('retry-after', '60');
+      return res;
+    }
+    await next();
+  };
+  // Matches /elicit/login itself too.
+  app.use('/elicit/login/*', limitLogin);
+
+  options.login.mount(app, {
+    sessions,
+    store: options.store,
+    baseUrl,
+    limits,
+    safeNext,
+    sameOrigin,
+    readForm: (req, who) => readForm(req, limits.bodyBytes, who),
+    log,
+  });
+
+  app.post('/elicit/logout', async (c) => {
+    const session = await sessions.current(c.req.header('cookie'));
+    if (!sameOrigin(c.req.raw))
+      return failed('This form was not sent from this page.', whoOf(session), 403);
+    if (session === undefined) return redirect('/elicit/');
+    const form = await readForm(c.req.raw, limits.bodyBytes, whoOf(session));
+    if (form instanceof Response) return form;
+    if (form.get('csrf') !== session.csrf) {
+      log({ type: 'csrf_refused', id: 'logout' });
+      return failed('This form was not sent from this page.', whoOf(session), 403);
+    }
+    const cleared = await sessions.end(session);
+    const next = safeNext(form.get('next') ?? undefined);
+    // A page, not a redirect: the sign-in goes to another origin, which CSP form-action forbids
+    // as the end of a form's redirect chain.
+    const res = render({
+      title: 'Signed out',
+      who: null,
+      body:
+        next === '/elicit/'
+          ? '<h1>Signed out</h1><p class="muted">Open the link from your assistant again to continue.</p>'
+          : `<h1>Signed out</h1><p class="box"><a id="sign-in" href="${escapeHtml(options.login.start(next))}">Sign in again</a></p>`,
+    });
+    res.headers.append('set-cookie', cleared);
+    return res;
+  });
+
+  // Where a sign-in with no link to return to lands.
+  app.get('/elicit/', async (c) =>
+    render({
+      title: 'Connect',
+      who: await whoIs(c.req.raw),
+      body: '<h1>Nothing to do here</h1><p class="muted">Open the link from your assistant to continue.</p>',
+    }),
+  );
+
+  const unavailable = (id: string, who: Who | null): Response => {
     log({ type: 'unknown_link', id: id.slice(0, 40) });
-    if (!guesses.take('global')) return failed('Too many attempts; wait a minute.', 429);
-    return notAvailable();
+    if (!guesses.take('global')) return failed('Too many attempts; wait a minute.', who, 429);
+    return notAvailable(who);
   };
 
   /** The record and session for a request, or the response that refuses it. */
@@ -107,13 +196,13 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
     id: string,
     req: Request,
   ): Promise<{ record: UrlRecord; session: BrowserSession } | Response> {
-    const record = await options.records.get(id);
-    if (record === undefined || record.status !== 'pending') return unavailable(id);
     const session = await sessions.current(req.headers.get('cookie'));
+    const record = await options.records.get(id);
+    if (record === undefined || record.status !== 'pending') return unavailable(id, whoOf(session));
     if (session === undefined) return redirect(options.login.start(`/elicit/${id}`));
     if (session.principal !== record.principal) {
       log({ type: 'principal_mismatch', id, record: record.principal, browser: session.principal });
-      return notAvailable();
+      return notAvailable(whoOf(session));
     }
     return { record, session };
   }
@@ -125,14 +214,18 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
       state === ''
         ? undefined
         : ((await options.store.take<never>(`oauth:${state}`))?.value as OAuthTx | undefined);
+    const session = await sessions.current(c.req.header('cookie'));
+    const who = whoOf(session);
     if (tx === undefined) {
       log({ type: 'oauth_refused', reason: 'unknown or reused state' });
-      return failed('This sign-in response is not expected here (it may have been used already).');
+      return failed(
+        'This sign-in response is not expected here (it may have been used already).',
+        who,
+      );
     }
-    const session = await sessions.current(c.req.header('cookie'));
     if (session === undefined || browserBinding(session) !== tx.browser) {
       log({ type: 'oauth_refused', reason: 'state from another browser' });
-      return failed('This sign-in was started in another browser.', 403);
+      return failed('This sign-in was started in another browser.', who, 403);
     }
     const record = await options.records.get(tx.recordId);
     if (
@@ -140,9 +233,9 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
       record.status !== 'pending' ||
       record.principal !== session.principal
     )
-      return notAvailable();
+      return notAvailable(who);
     const provider = providers.get(tx.provider);
-    if (provider === undefined) return notAvailable();
+    if (provider === undefined) return notAvailable(who);
     try {
       const tokens = await provider.exchange(current, state, redirectUri, tx.verifier);
       await options.vault.put(
@@ -157,13 +250,14 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
       });
       return failed(
         error instanceof OAuthFlowError ? error.message : 'The sign-in could not be completed.',
+        who,
       );
     }
     if ((await options.records.finish(record.id, 'complete')) !== undefined) {
       await options.bus.publish({ id: record.id, status: 'complete' });
       log({ type: 'completed', id: record.id, purpose: record.purpose });
     }
-    return done(`${provider.name} is connected.`);
+    return done(`${provider.name} is connected.`, who);
   });
 
   app.get('/elicit/:id', async (c) => {
@@ -171,9 +265,10 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
     const checked = await gate(id, c.req.raw);
     if (checked instanceof Response) return checked;
     const { record, session } = checked;
+    const who = whoOf(session);
     if (record.purpose === 'connect') {
       const provider = providers.get(record.subject);
-      if (provider === undefined) return notAvailable();
+      if (provider === undefined) return notAvailable(who);
       const state = newState();
       const verifier = newVerifier();
       let url: URL;
@@ -184,6 +279,7 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
           error instanceof OAuthFlowError
             ? error.message
             : 'The provider is not reachable right now.',
+          who,
           502,
         );
       }
@@ -199,6 +295,7 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
       const label = escapeHtml(record.label ?? provider.name);
       return render({
         title: `Connect ${record.label ?? provider.name}`,
+        who,
         body: `<h1>Connect ${label}</h1>${record.description === undefined ? '' : `<p>${escapeHtml(record.description)}</p>`}
 <p>You will sign in at <strong>${escapeHtml(url.host)}</strong> and allow access. Your assistant never sees your password or tokens.</p>
 <p class="box"><a id="continue" href="${escapeHtml(url.href)}">Continue to ${escapeHtml(url.host)}</a></p>
@@ -208,6 +305,7 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
     const label = escapeHtml(record.label ?? record.subject);
     return render({
       title: `Enter ${record.label ?? record.subject}`,
+      who,
       body: `<h1>${label}</h1>${record.description === undefined ? '' : `<p>${escapeHtml(record.description)}</p>`}
 <p class="muted">This goes straight to the server that asked, encrypted. Your assistant never sees it.</p>
 <form method="post" action="/elicit/${escapeHtml(record.id)}/secret" class="box" autocomplete="off">
@@ -220,13 +318,19 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
   const posted = async (
     id: string,
     req: Request,
-  ): Promise<{ record: UrlRecord; session: BrowserSession; form: FormData } | Response> => {
+  ): Promise<{ record: UrlRecord; session: BrowserSession; form: URLSearchParams } | Response> => {
+    // Origin first: another site's POST is refused before anything is looked up or read.
+    if (!sameOrigin(req)) {
+      log({ type: 'csrf_refused', id });
+      return failed('This form was not sent from this page.', await whoIs(req), 403);
+    }
     const checked = await gate(id, req);
     if (checked instanceof Response) return checked;
-    const form = await req.formData();
-    if (!sameOrigin(req) || form.get('csrf') !== checked.session.csrf) {
+    const form = await readForm(req, limits.bodyBytes, whoOf(checked.session));
+    if (form instanceof Response) return form;
+    if (form.get('csrf') !== checked.session.csrf) {
       log({ type: 'csrf_refused', id });
-      return failed('This form was not sent from this page.', 403);
+      return failed('This form was not sent from this page.', whoOf(checked.session), 403);
     }
     return { ...checked, form };
   };
@@ -235,10 +339,11 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
     const checked = await posted(c.req.param('id'), c.req.raw);
     if (checked instanceof Response) return checked;
     const { record, form } = checked;
-    if (record.purpose !== 'secret') return notAvailable();
-    const secret = String(form.get('secret') ?? '');
+    const who = whoOf(checked.session);
+    if (record.purpose !== 'secret') return notAvailable(who);
+    const secret = form.get('secret') ?? '';
     if (secret.length === 0 || secret.length > 4096)
-      return failed('Enter a value of at most 4096 characters.');
+      return failed('Enter a value of at most 4096 characters.', who);
     await options.vault.put(
       { principal: record.principal, provider: `secret:${record.subject}` },
       secret,
@@ -248,7 +353,7 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
       await options.bus.publish({ id: record.id, status: 'complete' });
       log({ type: 'completed', id: record.id, purpose: record.purpose });
     }
-    return done(`${record.label ?? record.subject} is saved.`);
+    return done(`${record.label ?? record.subject} is saved.`, who);
   });
 
   app.post('/elicit/:id/decline', async (c) => {
@@ -257,7 +362,7 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
     if ((await options.records.finish(checked.record.id, 'declined')) !== undefined) {
       await options.bus.publish({ id: checked.record.id, status: 'declined' });
     }
-    return done('Nothing was saved.');
+    return done('Nothing was saved.', whoOf(checked.session));
   });
 
   return {
@@ -265,9 +370,11 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
     records: options.records,
     vault: options.vault,
     bus: options.bus,
-    fetch: (req) => Promise.resolve(app.fetch(req)),
+    fetch: (req, env) => Promise.resolve(app.fetch(req, env)),
     providers,
     link: (id) => new URL(`/elicit/${id}`, baseUrl).href,
     redirectUri,
+    vaultTtlMs: vaultTtl,
+    limits,
   };
 }

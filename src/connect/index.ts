@@ -6,14 +6,23 @@ export {
   createConnectApp,
 } from './app.ts';
 export { type CompletionBus, type CompletionEvent, memoryBus, redisBus } from './completion.ts';
+export { ConnectLimitError, type ConnectLimits, DEFAULT_CONNECT_LIMITS } from './limits.ts';
 export {
   devLogin,
   type Login,
   type LoginContext,
+  type LoginEvent,
   type OidcLoginOptions,
   oidcLogin,
 } from './login.ts';
-export { OAuthFlowError, Provider, type ProviderConfig, type Tokens } from './oauth.ts';
+export {
+  OAuthFlowError,
+  Provider,
+  type ProviderConfig,
+  ProviderConfigError,
+  TokenDestinationError,
+  type Tokens,
+} from './oauth.ts';
 export {
   isRecordId,
   type RecordPurpose,

@@ -2,20 +2,33 @@
  * How a browser proves who it is to the connect pages. Pluggable: `oidcLogin` signs in with
  * the server's own OpenID provider (production: the same identity as MCP authorization);
  * `devLogin` is a documented development stand-in with no password.
+ *
+ * Whatever the login, a browser that is already signed in is never switched to another identity
+ * silently: it gets a page naming both and asking to sign out first.
  */
 import type { Hono } from 'hono';
 import * as oauth from 'oauth4webapi';
 import type { Store } from '../store/types.ts';
-import { escapeHtml, failed, render } from './pages.ts';
-import type { Sessions } from './sessions.ts';
+import type { ConnectLimits } from './limits.ts';
+import { admitLogin } from './limits.ts';
+import { escapeHtml, failed, render, type Who } from './pages.ts';
+import { type BrowserSession, type Sessions, whoOf } from './sessions.ts';
+
+export type LoginEvent =
+  | { type: 'login_refused'; reason: 'other_browser' | 'expired' | 'busy' | 'failed' }
+  | { type: 'login_switch_refused'; current: string; presented: string };
 
 export interface LoginContext {
   readonly sessions: Sessions;
   readonly store: Store;
   readonly baseUrl: URL;
+  readonly limits: ConnectLimits;
   /** Only paths under the connect pages are allowed as return targets (no open redirect). */
   safeNext(next: string | undefined): string;
   sameOrigin(req: Request): boolean;
+  /** The request's form fields within the body limit, or the page that refuses it. */
+  readForm(req: Request, who: Who | null): Promise<URLSearchParams | Response>;
+  log(event: LoginEvent): void;
 }
 
 export interface Login {
@@ -24,10 +37,41 @@ export interface Login {
   mount(app: Hono, ctx: LoginContext): void;
 }
 
-function redirect(location: string, cookie?: string): Response {
+function redirect(location: string, ...cookies: string[]): Response {
   const headers = new Headers({ location, 'cache-control': 'no-store' });
-  if (cookie !== undefined) headers.set('set-cookie', cookie);
+  for (const cookie of cookies) headers.append('set-cookie', cookie);
   return new Response(null, { status: 303, headers });
+}
+
+/**
+ * Ends a sign-in: a new session, or the same one when it is the same identity, or, when the
+ * browser is signed in as someone else, a page that says so and offers to sign out first.
+ */
+async function finishSignIn(
+  ctx: LoginContext,
+  current: BrowserSession | undefined,
+  principal: string,
+  name: string,
+  next: string,
+  ...cookies: string[]
+): Promise<Response> {
+  if (current !== undefined && current.principal === principal) return redirect(next, ...cookies);
+  if (current !== undefined) {
+    ctx.log({ type: 'login_switch_refused', current: current.principal, presented: principal });
+    const page = render({
+      title: 'Signed in as someone else',
+      status: 409,
+      who: whoOf(current),
+      body: `<h1>You are already signed in</h1><p>This browser is signed in as <strong>${escapeHtml(current.name)}</strong>, but this sign-in is for <strong>${escapeHtml(name.slice(0, 200))}</strong>. Nothing was changed.</p>
+<p class="muted">If you did not just sign in yourself, someone may have sent you their sign-in link: keep your account and close this tab.</p>
+<form method="post" action="/elicit/logout" class="box"><input type="hidden" name="csrf" value="${escapeHtml(current.csrf)}"><input type="hidden" name="next" value="${escapeHtml(next)}">
+<p>To use the other account, sign out of <strong>${escapeHtml(current.name)}</strong> first, then sign in again.</p><button type="submit">Sign out and sign in again</button></form>`,
+    });
+    for (const cookie of cookies) page.headers.append('set-cookie', cookie);
+    return page;
+  }
+  const { cookie } = await ctx.sessions.create(principal, name);
+  return redirect(next, ...cookies, cookie);
 }
 
 /**
@@ -39,26 +83,39 @@ export function devLogin(options: { fixedPrincipal?: string } = {}): Login {
   return {
     start: (next) => `/elicit/login?next=${encodeURIComponent(next)}`,
     mount(app, ctx) {
-      app.get('/elicit/login', (c) => {
+      app.get('/elicit/login', async (c) => {
         const next = ctx.safeNext(c.req.query('next'));
+        const current = await ctx.sessions.current(c.req.header('cookie'));
         const who =
           options.fixedPrincipal === undefined
             ? '<label for="user">User name</label><input id="user" name="user" required maxlength="64" pattern="[A-Za-z0-9_.@-]+" autocomplete="username">'
             : `<p>Continue as <strong>${escapeHtml(options.fixedPrincipal)}</strong>, the local user.</p>`;
         return render({
           title: 'Sign in (development)',
+          who: whoOf(current),
           body: `<h1>Sign in</h1><p class="muted">Development sign-in: no password.</p><form method="post" action="/elicit/login" class="box">${who}<input type="hidden" name="next" value="${escapeHtml(next)}"><button type="submit">Continue</button></form>`,
         });
       });
       app.post('/elicit/login', async (c) => {
-        if (!ctx.sameOrigin(c.req.raw)) return failed('This sign-in came from another site.', 403);
-        const form = await c.req.formData();
-        const user = String(form.get('user') ?? '');
+        const current = await ctx.sessions.current(c.req.header('cookie'));
+        if (!ctx.sameOrigin(c.req.raw))
+          return failed('This sign-in came from another site.', whoOf(current), 403);
+        const form = await ctx.readForm(c.req.raw, whoOf(current));
+        if (form instanceof Response) return form;
+        const user = form.get('user') ?? '';
         if (options.fixedPrincipal === undefined && !/^[A-Za-z0-9_.@-]{1,64}$/.test(user))
-          return failed('Choose a user name of letters, digits, "_", ".", "@" or "-".');
+          return failed(
+            'Choose a user name of letters, digits, "_", ".", "@" or "-".',
+            whoOf(current),
+          );
         const principal = options.fixedPrincipal ?? `dev|${user}`;
-        const { cookie } = await ctx.sessions.create(principal);
-        return redirect(ctx.safeNext(String(form.get('next') ?? '')), cookie);
+        return finishSignIn(
+          ctx,
+          current,
+          principal,
+          options.fixedPrincipal ?? user,
+          ctx.safeNext(form.get('next') ?? ''),
+        );
       });
     },
   };
@@ -71,7 +128,28 @@ export interface OidcLoginOptions {
   readonly allowInsecure?: boolean;
 }
 
-/** Sign-in with OpenID Connect (code flow, PKCE S256, nonce); the principal is `<iss>|<sub>`. */
+interface LoginTx {
+  readonly verifier: string;
+  readonly nonce: string;
+  readonly next: string;
+  /** SHA-256 of the login cookie of the browser that started this sign-in. */
+  readonly binding: string;
+}
+
+/** A short, human name from validated ID token claims. */
+function nameOf(claims: oauth.IDToken): string {
+  for (const claim of ['email', 'preferred_username', 'name'] as const) {
+    const value = claims[claim];
+    if (typeof value === 'string' && value.length > 0) return value;
+  }
+  return claims.sub;
+}
+
+/**
+ * Sign-in with OpenID Connect (code flow, PKCE S256, nonce); the principal is `<iss>|<sub>`.
+ * The transaction is single-use, expires with `limits.loginTtlMs`, and is bound to the browser
+ * that started it by a login cookie: a callback link replayed in another browser signs no one in.
+ */
 export function oidcLogin(options: OidcLoginOptions): Login {
   const client: oauth.Client = { client_id: options.clientId };
   const auth =
@@ -84,23 +162,37 @@ export function oidcLogin(options: OidcLoginOptions): Login {
     const issuer = new URL(options.issuer);
     as ??= oauth
       .discoveryRequest(issuer, { algorithm: 'oidc', ...insecure })
-      .then((r) => oauth.processDiscoveryResponse(issuer, r));
+      .then((r) => oauth.processDiscoveryResponse(issuer, r))
+      .catch((error) => {
+        as = undefined;
+        throw error;
+      });
     return as;
   };
   return {
     start: (next) => `/elicit/login?next=${encodeURIComponent(next)}`,
     mount(app, ctx) {
       const redirectUri = new URL('/elicit/login/callback', ctx.baseUrl).href;
+      const ttlMs = ctx.limits.loginTtlMs;
       app.get('/elicit/login', async (c) => {
+        const cookieHeader = c.req.header('cookie');
+        const next = ctx.safeNext(c.req.query('next'));
+        const current = await ctx.sessions.current(cookieHeader);
+        if (!(await admitLogin(ctx.store, ctx.limits))) {
+          ctx.log({ type: 'login_refused', reason: 'busy' });
+          return failed(
+            'Too many sign-ins are in progress; try again in a few minutes.',
+            whoOf(current),
+            503,
+          );
+        }
         const server = await metadata();
         const state = oauth.generateRandomState();
         const verifier = oauth.generateRandomCodeVerifier();
         const nonce = oauth.generateRandomNonce();
-        await ctx.store.create(
-          `login:${state}`,
-          { verifier, nonce, next: ctx.safeNext(c.req.query('next')) },
-          { ttlMs: 10 * 60_000 },
-        );
+        const { cookie, binding } = ctx.sessions.startLogin(cookieHeader, ttlMs);
+        const tx: LoginTx = { verifier, nonce, next, binding };
+        await ctx.store.create(`login:${state}`, { ...tx }, { ttlMs });
         const url = new URL(server.authorization_endpoint as string);
         for (const [k, v] of Object.entries({
           response_type: 'code',
@@ -114,18 +206,33 @@ export function oidcLogin(options: OidcLoginOptions): Login {
         })) {
           url.searchParams.set(k, v);
         }
-        return redirect(url.href);
+        return redirect(url.href, cookie);
       });
       app.get('/elicit/login/callback', async (c) => {
-        const server = await metadata();
-        const current = new URL(c.req.url);
-        const state = current.searchParams.get('state') ?? '';
-        const tx = (await ctx.store.take<never>(`login:${state}`))?.value as
-          | { verifier: string; nonce: string; next: string }
-          | undefined;
-        if (tx === undefined) return failed('This sign-in has expired or was already used.');
+        const cookieHeader = c.req.header('cookie');
+        const current = await ctx.sessions.current(cookieHeader);
+        const who = whoOf(current);
+        const callback = new URL(c.req.url);
+        const state = callback.searchParams.get('state') ?? '';
+        const tx =
+          state === ''
+            ? undefined
+            : ((await ctx.store.take<never>(`login:${state}`))?.value as LoginTx | undefined);
+        if (tx === undefined) {
+          ctx.log({ type: 'login_refused', reason: 'expired' });
+          return failed('This sign-in has expired or was already used.', who);
+        }
+        if (!ctx.sessions.startedHere(cookieHeader, tx.binding)) {
+          ctx.log({ type: 'login_refused', reason: 'other_browser' });
+          return failed(
+            'This sign-in was started in another browser, so it does not sign you in here. If someone sent you this link, close this tab.',
+            who,
+            403,
+          );
+        }
         try {
-          const params = oauth.validateAuthResponse(server, client, current, state);
+          const server = await metadata();
+          const params = oauth.validateAuthResponse(server, client, callback, state);
           const response = await oauth.authorizationCodeGrantRequest(
             server,
             client,
@@ -140,11 +247,18 @@ export function oidcLogin(options: OidcLoginOptions): Login {
             requireIdToken: true,
           });
           const claims = oauth.getValidatedIdTokenClaims(result);
-          if (claims === undefined) return failed('The identity provider sent no ID token.');
-          const { cookie } = await ctx.sessions.create(`${claims.iss}|${claims.sub}`);
-          return redirect(tx.next, cookie);
+          if (claims === undefined) return failed('The identity provider sent no ID token.', who);
+          return finishSignIn(
+            ctx,
+            current,
+            `${claims.iss}|${claims.sub}`,
+            nameOf(claims),
+            tx.next,
+            ctx.sessions.clearLogin(),
+          );
         } catch (error) {
-          return failed(`Sign-in failed: ${(error as Error).message}`);
+          ctx.log({ type: 'login_refused', reason: 'failed' });
+          return failed(`Sign-in failed: ${(error as Error).message}`, who);
         }
       });
     },

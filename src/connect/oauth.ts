@@ -2,6 +2,7 @@
  * The third-party OAuth client flow, on oauth4webapi: discovery, PKCE S256 only (an AS that does
  * not advertise it is refused), a single-use `state` bound to the browser, the RFC 9207 `iss`
  * check when the AS advertises it, an exact redirect URI, and tokens straight into the vault.
+ * Access tokens are only ever sent to the provider's declared API origins.
  */
 import * as oauth from 'oauth4webapi';
 import { ElicitError } from '../errors.ts';
@@ -12,6 +13,11 @@ export interface ProviderConfig {
   readonly clientId: string;
   readonly clientSecret?: string;
   readonly scope: string;
+  /**
+   * Origins of the provider's API (e.g. `https://api.example.com`): `Connection.fetch` sends the
+   * access token there and nowhere else. Default: the issuer's origin only.
+   */
+  readonly apiOrigins?: readonly string[];
   /** Allow http issuers (loopback test servers only). */
   readonly allowInsecure?: boolean;
 }
@@ -26,15 +32,75 @@ export interface Tokens {
 
 export class OAuthFlowError extends ElicitError {}
 
+/** `Connection.fetch` was asked to send a provider's token somewhere that is not its API. */
+export class TokenDestinationError extends ElicitError {}
+
+/** A provider's configuration cannot be used as given. */
+export class ProviderConfigError extends ElicitError {}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+function apiOrigin(provider: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ProviderConfigError(
+      'ELICIT_PROVIDER_CONFIG',
+      `${provider}: apiOrigins entry ${JSON.stringify(value)} is not a URL; write an origin such as https://api.example.com.`,
+    );
+  }
+  if (
+    (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname))) ||
+    url.username !== '' ||
+    url.password !== '' ||
+    url.pathname !== '/' ||
+    url.search !== '' ||
+    url.hash !== ''
+  )
+    throw new ProviderConfigError(
+      'ELICIT_PROVIDER_CONFIG',
+      `${provider}: apiOrigins entry ${JSON.stringify(value)} must be a bare https origin (http only on loopback), such as https://api.example.com.`,
+    );
+  return url.origin;
+}
+
 export class Provider {
   readonly name: string;
   readonly config: ProviderConfig;
   readonly client: oauth.Client;
+  /** Where the access token may be sent. */
+  readonly apiOrigins: ReadonlySet<string>;
   private as: Promise<oauth.AuthorizationServer> | undefined;
   constructor(name: string, config: ProviderConfig) {
     this.name = name;
     this.config = config;
     this.client = { client_id: config.clientId };
+    this.apiOrigins = new Set(
+      (config.apiOrigins ?? [new URL(config.issuer).origin]).map((o) => apiOrigin(name, o)),
+    );
+  }
+
+  /** The URL `input` names, if the access token may go there; a TokenDestinationError if not. */
+  destination(input: string | URL | Request): URL {
+    const raw = input instanceof Request ? input.url : String(input);
+    let url: URL | undefined;
+    try {
+      url = new URL(raw);
+    } catch {
+      url = undefined;
+    }
+    if (
+      url === undefined ||
+      !this.apiOrigins.has(url.origin) ||
+      url.username !== '' ||
+      url.password !== ''
+    )
+      throw new TokenDestinationError(
+        'ELICIT_TOKEN_DESTINATION',
+        `${this.name}: refusing to send its access token to ${JSON.stringify(raw.slice(0, 200))}; only ${[...this.apiOrigins].join(', ')} may receive it (add the origin to apiOrigins if it belongs to ${this.name}).`,
+      );
+    return url;
   }
 
   private get options() {

@@ -8,24 +8,38 @@ export function escapeHtml(value: unknown): string {
   return String(value ?? '').replace(/[&<>"'`=/]/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/** Who the browser is signed in as, shown on every page with a way to sign out. */
+export interface Who {
+  readonly name: string;
+  readonly csrf: string;
+}
+
 export interface Page {
   readonly title: string;
   /** Trusted HTML built with escapeHtml by the callers in this folder. */
   readonly body: string;
+  /** Required on purpose: every page says who is signed in (null: nobody). */
+  readonly who: Who | null;
   readonly status?: number;
+}
+
+function whoLine(who: Who | null): string {
+  if (who === null) return '<p class="muted who">Not signed in.</p>';
+  return `<form class="muted who" method="post" action="/elicit/logout">Signed in as <strong>${escapeHtml(who.name)}</strong>. <input type="hidden" name="csrf" value="${escapeHtml(who.csrf)}"><button class="link">Sign out</button></form>`;
 }
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:4rem auto;padding:0 1rem;color:#1b1b1f;background:#fff}
 h1{font-size:1.4rem}.box{border:1px solid #ccd;border-radius:.5rem;padding:1rem 1.25rem}
 .muted{color:#5b5b66}.danger{color:#a4000f}label{display:block;margin:.75rem 0 .25rem;font-weight:600}
 input{font:inherit;width:100%;padding:.5rem;box-sizing:border-box}button{font:inherit;padding:.5rem 1rem;margin-top:1rem}
+.who{font-size:.9rem;border-bottom:1px solid #ccd;padding-bottom:.5rem}.who button.link{margin:0;padding:0;border:0;background:none;color:inherit;text-decoration:underline;cursor:pointer}
 @media (prefers-color-scheme:dark){body{background:#15151a;color:#eee}.muted{color:#aab}.box{border-color:#445}}`;
 
 export function render(page: Page): Response {
   const nonce = randomBytes(16).toString('base64');
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="same-origin"><title>${escapeHtml(page.title)}</title><style nonce="${nonce}">${STYLE}</style></head>
-<body><main>${page.body}</main></body></html>`;
+<body><main>${whoLine(page.who)}${page.body}</main></body></html>`;
   return new Response(html, {
     status: page.status ?? 200,
     headers: {
@@ -42,24 +56,27 @@ export function render(page: Page): Response {
 }
 
 /** The same page for unknown, expired, guessed and not-yours links: it tells an attacker nothing. */
-export function notAvailable(): Response {
+export function notAvailable(who: Who | null): Response {
   return render({
     title: 'Link not available',
+    who,
     status: 404,
     body: '<h1>This link is not available</h1><p class="muted">It may have expired, been used already, or belong to someone else. Go back to your assistant and try again.</p>',
   });
 }
 
-export function done(message: string): Response {
+export function done(message: string, who: Who | null): Response {
   return render({
     title: 'Done',
+    who,
     body: `<h1>Done</h1><p>${escapeHtml(message)}</p><p class="muted">You can close this tab and return to your assistant.</p>`,
   });
 }
 
-export function failed(message: string, status = 400): Response {
+export function failed(message: string, who: Who | null, status = 400): Response {
   return render({
     title: 'Something went wrong',
+    who,
     status,
     body: `<h1>That did not work</h1><p class="danger">${escapeHtml(message)}</p><p class="muted">Nothing was saved. Go back to your assistant and try again.</p>`,
   });

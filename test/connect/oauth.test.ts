@@ -64,12 +64,12 @@ beforeAll(async () => {
   // tests can replay it altered.
   server.on(
     'request',
-    getRequestListener((req) => {
+    getRequestListener((req, env) => {
       if (hold !== undefined && new URL(req.url).pathname === '/elicit/oauth/callback') {
         hold(new URL(req.url));
         return new Response('held');
       }
-      return connect.fetch(req);
+      return connect.fetch(req, env);
     }),
   );
   browser = await launchBrowser();

@@ -1,0 +1,196 @@
+/**
+ * Sign-in to the connect pages with real parts: oidc-provider as the server's identity provider,
+ * Chromium as the browsers of a victim and of an attacker. A sign-in is bound to the browser that
+ * started it, a signed-in browser is never switched to another identity silently, and every page
+ * says who is signed in.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ConnectApp, type ConnectEvent, createConnectApp } from '../../src/connect/app.ts';
+import { memoryBus } from '../../src/connect/completion.ts';
+import { oidcLogin } from '../../src/connect/login.ts';
+import { Records } from '../../src/connect/records.ts';
+import { createVault } from '../../src/connect/vault.ts';
+import { generateKeySecret } from '../../src/server/seal.ts';
+import { memoryStore } from '../../src/store/index.ts';
+import { launchBrowser, signInAtProvider } from '../support/browser.ts';
+import { type Idp, startIdp } from '../support/idp.ts';
+
+let idp: Idp;
+let browser: Browser;
+let server: Server;
+let base = '';
+let app: ConnectApp;
+const events: ConnectEvent[] = [];
+let hold: ((url: string) => void) | undefined;
+const store = memoryStore();
+const records = new Records(store);
+const vault = createVault(store, { keys: [{ id: 'v1', secret: generateKeySecret() }] });
+
+beforeAll(async () => {
+  server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  idp = await startIdp([
+    { client_id: 'login-app', redirect_uris: [`${base}/elicit/login/callback`] },
+  ]);
+  app = createConnectApp({
+    baseUrl: base,
+    store,
+    records,
+    vault,
+    bus: memoryBus(),
+    login: oidcLogin({ issuer: idp.issuer, clientId: 'login-app', allowInsecure: true }),
+    log: (e) => void events.push(e),
+    providers: {},
+  });
+  // While `hold` is set, the identity provider's redirect back is captured instead of served.
+  server.on(
+    'request',
+    getRequestListener((req, env) => {
+      if (hold !== undefined && new URL(req.url).pathname === '/elicit/login/callback') {
+        hold(req.url);
+        return new Response('held');
+      }
+      return app.fetch(req, env);
+    }),
+  );
+  browser = await launchBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  server?.close();
+  await idp?.close();
+});
+
+const secretRecord = (user: string) =>
+  records.create({
+    principal: `${idp.issuer}|${user}`,
+    clientId: undefined,
+    purpose: 'secret',
+    subject: 'api-key',
+    label: 'API key',
+    description: undefined,
+    origin: undefined,
+  });
+
+/** Signs in at the identity provider from a connect link, and returns the callback unvisited. */
+async function heldCallback(page: Page, link: string, account: string): Promise<string> {
+  const captured = new Promise<string>((r) => {
+    hold = r;
+  });
+  await page.goto(link);
+  await signInAtProvider(page, account);
+  await page.click('button[type=submit]');
+  const url = await captured;
+  hold = undefined;
+  return url;
+}
+
+/** Follows the identity provider's pages (consent if asked) until `selector` shows on ours. */
+async function arrive(page: Page, selector: string): Promise<void> {
+  for (let step = 0; step < 5; step++) {
+    await page.waitForSelector(`${selector}, button[type=submit]`).catch(async (error) => {
+      throw new Error(`${page.url()}: ${await page.textContent('body')}`, { cause: error });
+    });
+    if ((await page.$(selector)) !== null) return;
+    const at = page.url();
+    await Promise.all([page.waitForURL((u) => u.href !== at), page.click('button[type=submit]')]);
+  }
+  throw new Error(`never reached ${selector}: ${page.url()}`);
+}
+
+const sessionCookie = async (context: BrowserContext) =>
+  (await context.cookies(base)).find((c) => c.name === 'elicit-dev-session');
+
+describe('login CSRF', () => {
+  it("an attacker's callback link signs no one in elsewhere, and the victim's typing goes nowhere", async () => {
+    const attackerRecord = await secretRecord('mallory');
+    const attacker = await browser.newContext();
+    const link = await heldCallback(
+      await attacker.newPage(),
+      app.link(attackerRecord.id),
+      'mallory',
+    );
+
+    const victim = await browser.newContext();
+    const page = await victim.newPage();
+    const response = await page.goto(link);
+    expect(response?.status()).toBe(403);
+    const body = (await page.textContent('body')) ?? '';
+    expect(body).toContain('started in another browser');
+    expect(body).toContain('Not signed in.');
+    expect(await sessionCookie(victim)).toBeUndefined();
+    // The attacker's secret page is not reachable from the victim's browser: it asks for a sign-in.
+    await page.route(
+      (u) => u.origin === idp.issuer,
+      (route) => route.abort(),
+    );
+    await page.goto(app.link(attackerRecord.id)).catch(() => {});
+    expect(await page.$('#secret')).toBeNull();
+    expect(events).toContainEqual({ type: 'login_refused', reason: 'other_browser' });
+    expect(
+      await vault.get({ principal: `${idp.issuer}|mallory`, provider: 'secret:api-key' }),
+    ).toBeUndefined();
+    await attacker.close();
+    await victim.close();
+  }, 60_000);
+
+  it('the browser that started the sign-in completes it, and every page says who is signed in', async () => {
+    const record = await secretRecord('ivy');
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const link = await heldCallback(page, app.link(record.id), 'ivy');
+    await page.goto(link);
+    await page.waitForSelector('#secret');
+    expect(await page.textContent('.who')).toContain('Signed in as ivy');
+    // The login cookie is spent with the transaction.
+    expect((await context.cookies(base)).some((c) => c.name === 'elicit-dev-login')).toBe(false);
+    await context.close();
+  }, 60_000);
+});
+
+describe('one identity per browser', () => {
+  it('a signed-in browser coming back as someone else is asked to sign out first', async () => {
+    const mine = await secretRecord('vic');
+    const theirs = await secretRecord('other');
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(app.link(mine.id));
+    await signInAtProvider(page, 'vic');
+    await arrive(page, '#secret');
+    const before = await sessionCookie(context);
+    expect(before).toBeDefined();
+    // Forget the identity provider's session only, and sign in there as someone else.
+    await context.clearCookies();
+    await context.addCookies([before as NonNullable<typeof before>]);
+    await page.goto(app.link(theirs.id));
+    // Still vic: the record of `other` is not vic's, so the page is the generic one.
+    expect(await page.textContent('.who')).toContain('Signed in as vic');
+    await page.goto(`${base}/elicit/login?next=${encodeURIComponent(`/elicit/${theirs.id}`)}`);
+    await signInAtProvider(page, 'other');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('text=You are already signed in');
+    const body = (await page.textContent('main')) ?? '';
+    expect(body).toContain('signed in as vic, but this sign-in is for other');
+    expect((await sessionCookie(context))?.value).toBe(before?.value);
+    expect(events).toContainEqual({
+      type: 'login_switch_refused',
+      current: `${idp.issuer}|vic`,
+      presented: `${idp.issuer}|other`,
+    });
+    // Confirming signs vic out and runs the sign-in again; only then is the browser `other`.
+    await page.click('text=Sign out and sign in again');
+    await page.waitForSelector('text=Signed out');
+    expect(await page.textContent('.who')).toContain('Not signed in');
+    await page.click('#sign-in');
+    await arrive(page, '#secret');
+    expect(await page.textContent('.who')).toContain('Signed in as other');
+    expect((await sessionCookie(context))?.value).not.toBe(before?.value);
+    await context.close();
+  }, 90_000);
+});
