@@ -4,7 +4,10 @@ import { createSealer, generateKeySecret } from '../src/server/seal.ts';
 import { type Row, single, timeAsyncMs } from './harness.ts';
 
 export default async function run(): Promise<Row[]> {
-  const sealer = createSealer({ keyring: { keys: [{ id: 'k1', secret: generateKeySecret() }] } });
+  const sealer = createSealer({
+    keyring: { keys: [{ id: 'k1', secret: generateKeySecret() }] },
+    audience: 'https://mcp.example.com/mcp',
+  });
   const bind = {
     principal: 'iss|alice',
     method: 'tools/call',
@@ -12,13 +15,14 @@ export default async function run(): Promise<Row[]> {
     args: { city: 'Oslo' },
   };
   const journal = {
+    n: 'Yk3v0b8mQ1t2Zr5xP9wA_g',
     a: { trip: { action: 'accept', content: { name: 'Ann', seat: 'w', bags: 1 } } },
     s: { booked: 'BK-1234' },
   };
   const rows: Row[] = [
     single(
       'server: requestState',
-      'seal + open (AES-256-GCM, bound)',
+      'seal + open (AES-256-GCM under a per-salt HKDF key, bound)',
       () => sealer.open(sealer.seal(journal, bind, 2), bind),
       10_000,
     ),

@@ -19,6 +19,8 @@ import {
 import * as z from 'zod';
 import { choice, form, integer, text } from '../src/schema/index.ts';
 import { createServer } from '../src/server/index.ts';
+import { freePort, startProcess, stop } from '../test/support/processes.ts';
+import { openSession, type RawReply, rawCall, rawInitialize } from '../test/support/raw-mcp.ts';
 import { type Row, timeAsyncMs } from './harness.ts';
 
 const SCHEMA = {
@@ -191,8 +193,105 @@ function heapMb(): number {
   return process.memoryUsage().heapUsed / 1_048_576;
 }
 
+const WAITING = Number(process.env.BENCH_WAITING ?? 1000);
+const KIB = 1024;
+
+/** Heap per waiting ask, in one process: the server and an SDK client that never answers. */
+async function waitingInProcess(server: McpServer): Promise<number> {
+  const [ct, st] = InMemoryTransport.createLinkedPair();
+  await server.connect(st);
+  const client = new Client({ name: 'b', version: '1' }, { capabilities: { elicitation: {} } });
+  let asked = 0;
+  client.setRequestHandler('elicitation/create', () => {
+    asked++;
+    return new Promise<never>(() => {});
+  });
+  await client.connect(ct);
+  const before = heapMb();
+  const calls = Array.from({ length: WAITING }, () =>
+    client.callTool({ name: 'reused', arguments: {} }, { timeout: 600_000 }).catch(() => {}),
+  );
+  while (asked < WAITING) await new Promise((r) => setTimeout(r, 10));
+  const per = ((heapMb() - before) * 1_048_576) / WAITING / KIB;
+  await client.close();
+  await Promise.all(calls);
+  return per;
+}
+
+/** Heap of a server process per waiting ask (and per idle session), over HTTP with raw sockets. */
+async function waitingOverHttp(kind: 'elicit' | 'sdk'): Promise<{ ask: number; session: number }> {
+  const port = await freePort();
+  const child = await startProcess(
+    'bench/waiting-server.ts',
+    [kind, String(port)],
+    ['--expose-gc'],
+  );
+  const url = new URL(`http://127.0.0.1:${port}/mcp`);
+  const held: RawReply[] = [];
+  try {
+    const sid = await openSession(url);
+    const heap = async () => {
+      const r = await rawCall(url, sid, 'heap', 0);
+      r.hangUp();
+      return Number((r.result as { content: { text: string }[] }).content[0]?.text);
+    };
+    await rawCall(url, sid, 'heap', 0).then((r) => r.hangUp());
+    const start = await heap();
+    for (let i = 1; i <= WAITING; i++) held.push(await rawCall(url, sid, 'wait', i));
+    const ask = (await heap()) - start;
+    const SESSIONS = 200;
+    const beforeSessions = await heap();
+    for (let i = 0; i < SESSIONS; i++) await rawInitialize(url);
+    const session = (await heap()) - beforeSessions;
+    return { ask: ask / WAITING / KIB, session: session / SESSIONS / KIB };
+  } finally {
+    for (const r of held) r.hangUp();
+    await stop(child);
+  }
+}
+
+function memoryRow(group: string, name: string, ours: number, sdk: number): Row {
+  return {
+    group,
+    name,
+    value: ours,
+    unit: 'KiB',
+    baseline: { name: 'plain SDK', value: sdk },
+    ratio: ours / sdk,
+    target: '≤ 1.25× SDK',
+    met: ours <= sdk * 1.25,
+  };
+}
+
 export default async function run(): Promise<Row[]> {
   const rows: Row[] = [];
+  const w = `server: memory per waiting ask (${WAITING} waiting, nobody answers)`;
+  const many = 1_000_000;
+  const waitingApp = createServer({
+    name: 'elicit',
+    version: '1',
+    limits: { maxPendingPerSession: many, maxPendingPerPrincipal: many, maxPending: many },
+  }).tool('reused', {}, async (_a, ask) => (await ask.form('who', ours)).action);
+  rows.push(
+    memoryRow(
+      w,
+      'legacy in-memory, server + SDK client in one process',
+      await waitingInProcess(waitingApp.build('legacy')),
+      await waitingInProcess(sdkLegacy()),
+    ),
+  );
+  const oursHttp = await waitingOverHttp('elicit');
+  const sdkHttp = await waitingOverHttp('sdk');
+  rows.push(memoryRow(w, 'over HTTP (server process)', oursHttp.ask, sdkHttp.ask));
+  rows.push(
+    memoryRow(
+      w,
+      'idle legacy session over HTTP (server process)',
+      oursHttp.session,
+      sdkHttp.session,
+    ),
+  );
+
   const sdkL = await legacyClient(sdkLegacy());
   const ourL = await legacyClient(app.build('legacy'));
   const call = (c: Client, name: string) => () => c.callTool({ name, arguments: {} });

@@ -10,8 +10,8 @@
  * with the full request in hand.
  */
 
-import { createHash } from 'node:crypto';
 import {
+  type AuthInfo,
   type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
@@ -27,10 +27,19 @@ import {
 } from '@modelcontextprotocol/server';
 import { ElicitError } from '../errors.ts';
 import { measureJson } from '../schema/measure.ts';
+import { onceStoreFrom } from '../store/once.ts';
+import type { Store } from '../store/types.ts';
 import { type Ask, type AskLimits, DEFAULT_ASK_LIMITS } from './ask.ts';
-import { RoundsExceededError } from './errors.ts';
+import { RoundsExceededError, TooManyPendingAsksError } from './errors.ts';
 import { legacyAsk } from './legacy.ts';
 import { memoryOnceStore, type OnceStore } from './once-store.ts';
+import { installRefusals, PendingAsks } from './pending.ts';
+import {
+  checkExposure,
+  NO_PRINCIPAL_MESSAGE,
+  type PrincipalOption,
+  resolvePrincipal,
+} from './principal.ts';
 import { freshJournal, type Journal, modernAsk, SUSPEND } from './replay.ts';
 import {
   type Binding,
@@ -88,30 +97,42 @@ export interface ElicitServerOptions {
    * per process: fine for one process, and states do not survive a restart.
    */
   readonly keyring?: Keyring;
+  /**
+   * Who this server is, bound into every sealed requestState so that services sharing a key
+   * cannot accept each other's states: its resource URL (e.g. https://mcp.example.com/mcp) or
+   * a unique name. Default: `name`.
+   */
+  readonly audience?: string;
   /** Lifetime of a sealed requestState; default 10 minutes. */
   readonly stateTtlMs?: number;
   readonly limits?: Partial<AskLimits>;
-  /** Single-use markers for ask.once; default in memory (one process). */
-  readonly once?: OnceStore;
   /**
-   * Who is asking. Default: `<iss>|<sub>` from the verified MCP access token (`authInfo.extra`),
-   * else `client:<clientId>`, else `local` for unauthenticated local servers (stdio, loopback),
-   * where every caller is the same person.
+   * Where `ask.once` keeps its single-use markers. Default: the URL-mode store (connect records)
+   * when configured, else memory (one process). Replicas sharing a keyring must share it.
    */
-  readonly principal?: (ctx: ServerContext) => string;
+  readonly store?: Store;
+  /** Start-up warnings (a shared keyring with process-local markers, say); default console.warn. */
+  readonly onWarning?: (warning: ElicitWarning) => void;
+  /**
+   * Who is asking; see `PrincipalOption`. Default `'token'`: `<iss>|<sub>` from the verified MCP
+   * access token, `local` without one on stdio and loopback only. Serving beyond loopback with
+   * no way to tell callers apart is refused at start-up (PrincipalConfigError).
+   */
+  readonly principal?: PrincipalOption;
   /** The connect pages, for ask.connect and ask.secret (URL mode). */
   readonly connect?: ConnectSettings;
   /** Called with each refused requestState and its reason (for logs; the client only sees -32602). */
   readonly onStateRejected?: (error: StateError) => void;
 }
 
-export function defaultPrincipal(ctx: ServerContext): string {
-  const auth = ctx.http?.authInfo;
-  if (auth === undefined) return 'local';
-  const extra = (auth.extra ?? {}) as { iss?: unknown; sub?: unknown };
-  if (typeof extra.sub === 'string')
-    return `${typeof extra.iss === 'string' ? extra.iss : ''}|${extra.sub}`;
-  return `client:${auth.clientId}`;
+/** Something the deployer should fix, said once at start-up. */
+export interface ElicitWarning {
+  readonly code: string;
+  readonly message: string;
+}
+
+function warnToConsole(warning: ElicitWarning): void {
+  console.warn(`elicit: ${warning.message} (${warning.code})`);
 }
 
 export interface ResourceConfig {
@@ -131,7 +152,6 @@ interface Registered {
 /** A request's opened state, handed from the gate to the handler wrapper. */
 interface Gate {
   readonly journal: Journal;
-  readonly stateDigest: string | undefined;
   readonly fresh: boolean;
   readonly round: number;
   readonly binding: Binding;
@@ -175,8 +195,14 @@ export class ElicitServer {
   readonly limits: AskLimits;
   readonly sealer: Sealer;
   readonly once: OnceStore;
+  /** Asks waiting for a person now, with the caps of `limits`. */
+  readonly pending: PendingAsks;
+  private readonly refusals = new WeakMap<object, TooManyPendingAsksError>();
+  private readonly onceTtlMs: number;
   private readonly entries: Registered[] = [];
-  private readonly principal: (ctx: ServerContext) => string;
+  private readonly principalOption: PrincipalOption;
+  /** Served beyond loopback (set by `exposed()`): requests without a principal are refused. */
+  private reachable = false;
 
   constructor(options: ElicitServerOptions) {
     this.options = options;
@@ -184,9 +210,56 @@ export class ElicitServer {
     this.sealer = createSealer({
       keyring: options.keyring ?? { keys: [{ id: 'local', secret: generateKeySecret() }] },
       ttlMs: options.stateTtlMs ?? 600_000,
+      audience: options.audience ?? options.name,
     });
-    this.once = options.once ?? memoryOnceStore();
-    this.principal = options.principal ?? defaultPrincipal;
+    this.pending = new PendingAsks(this.limits);
+    const store = options.store ?? options.connect?.app.records.store;
+    this.once = store === undefined ? memoryOnceStore() : onceStoreFrom(store);
+    // Any state of a conversation lacking a step's result can be presented until the last
+    // round's state expires: the marker lives that long (see docs/security.md).
+    this.onceTtlMs = (options.stateTtlMs ?? 600_000) * (this.limits.maxRounds + 1);
+    if (options.keyring !== undefined && this.once.scope === 'process') {
+      (options.onWarning ?? warnToConsole)({
+        code: 'ELICIT_ONCE_PROCESS_LOCAL',
+        message:
+          'a shared keyring is configured but ask.once markers are kept in this process only, so each replica would run a one-time step again for the same request. Pass a shared store: createServer({ store: redisStore(…) or sqliteStore(…) }), or the connect app’s store.',
+      });
+    }
+    this.principalOption = options.principal ?? 'token';
+  }
+
+  /**
+   * Declares that this server is about to be reachable beyond loopback (`where` says how;
+   * `hasAuth`: access tokens are verified). Throws PrincipalConfigError for a configuration
+   * that cannot tell callers apart. httpEntry and listen call it; call it yourself when you
+   * serve `build()` on your own transport beyond loopback.
+   */
+  exposed(where: string, hasAuth: boolean): void {
+    checkExposure(this.principalOption, hasAuth, where);
+    this.reachable = true;
+  }
+
+  /**
+   * The principal of an HTTP request before any MCP message in it is read (the session table
+   * keys quotas by it); undefined when there is none, or your resolver needs more than
+   * `ctx.http`.
+   */
+  httpPrincipal(authInfo: AuthInfo | undefined): string | undefined {
+    const ctx = { http: authInfo === undefined ? undefined : { authInfo } } as ServerContext;
+    try {
+      return resolvePrincipal(this.principalOption, ctx, this.reachable);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private principalOf(ctx: ServerContext): string {
+    const principal = resolvePrincipal(this.principalOption, ctx, this.reachable);
+    if (principal === undefined)
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, NO_PRINCIPAL_MESSAGE, {
+        reason: 'no_principal',
+      });
+    return principal;
   }
 
   /** Registers a tool. Its handler runs on both eras; see docs/server.md. */
@@ -237,7 +310,8 @@ export class ElicitServer {
       { instructions: this.options.instructions, jsonSchemaValidator: PASS_VALIDATOR as never },
     );
     const gates = new WeakMap<object, Gate>();
-    if (era === 'modern') this.installGate(mcp, gates);
+    this.installGate(mcp, era, gates);
+    installRefusals(mcp, this.refusals);
     for (const entry of this.entries) {
       const run = (args: unknown, ctx: ServerContext) =>
         this.invoke(entry, era, mcp, gates, args, ctx);
@@ -267,7 +341,7 @@ export class ElicitServer {
     return mcp;
   }
 
-  private installGate(mcp: McpServer, gates: WeakMap<object, Gate>): void {
+  private installGate(mcp: McpServer, era: Era, gates: WeakMap<object, Gate>): void {
     const low = mcp.server;
     const original = low.setRequestHandler.bind(low) as unknown as (
       method: string,
@@ -280,22 +354,24 @@ export class ElicitServer {
       if (method !== 'tools/call' && method !== 'prompts/get' && method !== 'resources/read')
         return original(method, handler);
       return original(method, async (request: never, ctx: ServerContext) => {
-        gates.set(ctx.mcpReq, this.openGate(request, ctx));
+        gates.set(ctx.mcpReq, this.openGate(era, request, ctx));
         return handler(request, ctx);
       });
     };
   }
 
   private openGate(
+    era: Era,
     request: { method: string; params: { name?: string; uri?: string; arguments?: unknown } },
     ctx: ServerContext,
   ): Gate {
     const binding: Binding = {
-      principal: this.principal(ctx),
+      principal: this.principalOf(ctx),
       method: request.method,
       name: request.params.name ?? request.params.uri ?? '',
       args: request.params.arguments ?? {},
     };
+    if (era === 'legacy') return { journal: freshJournal(), fresh: true, round: 0, binding };
     const responses = ctx.mcpReq.inputResponses;
     if (responses !== undefined) {
       const measured = measureJson(responses, MAX_RESPONSES);
@@ -311,18 +387,11 @@ export class ElicitServer {
     }
     const raw = ctx.mcpReq.requestState();
     if (raw === undefined || raw === null)
-      return { journal: freshJournal(), fresh: true, round: 0, binding, stateDigest: undefined };
+      return { journal: freshJournal(), fresh: true, round: 0, binding };
     try {
       const opened = this.sealer.open<Journal>(raw, binding);
-      return {
-        journal: opened.payload,
-        fresh: false,
-        round: opened.round,
-        binding,
-        stateDigest: createHash('sha256')
-          .update(raw as string)
-          .digest('base64url'),
-      };
+      if (typeof opened.payload?.n !== 'string') throw new StateError('payload');
+      return { journal: opened.payload, fresh: false, round: opened.round, binding };
     } catch (error) {
       if (error instanceof StateError) {
         this.options.onStateRejected?.(error);
@@ -344,25 +413,27 @@ export class ElicitServer {
     args: unknown,
     ctx: ServerContext,
   ): Promise<unknown> {
+    const gate = gates.get(ctx.mcpReq);
+    if (gate === undefined)
+      throw new Error('elicit: request reached a handler without passing the gate');
     if (era === 'legacy') {
       try {
         const out = await entry.handler(
           args,
           legacyAsk(ctx, mcp, this.limits, {
-            principal: this.principal(ctx),
+            principal: gate.binding.principal,
             connect: this.options.connect,
+            pending: this.pending,
           }),
           ctx,
         );
         return entry.kind === 'tool' ? toToolResult(out as ToolOutput) : out;
       } catch (error) {
+        if (error instanceof TooManyPendingAsksError) this.refusals.set(ctx.mcpReq, error);
         if (entry.kind === 'tool' && error instanceof ElicitError) return errorResult(error);
         throw error;
       }
     }
-    const gate = gates.get(ctx.mcpReq);
-    if (gate === undefined)
-      throw new Error('elicit: request reached a handler without passing the state gate');
     const env = envelopeOf(ctx);
     const run = {
       journal: gate.journal,
@@ -371,20 +442,21 @@ export class ElicitServer {
       caps: env?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined,
       pending: new Map(),
       once: this.once,
-      onceScope: gate.stateDigest,
-      onceTtlMs: (this.options.stateTtlMs ?? 600_000) * 2,
+      onceTtlMs: this.onceTtlMs,
       limits: this.limits,
       revision: (env?.[PROTOCOL_VERSION_META_KEY] as string | undefined) ?? '2026-07-28',
       principal: gate.binding.principal,
       clientId: ctx.http?.authInfo?.clientId,
       connect: this.options.connect,
       signal: ctx.mcpReq.signal,
+      waits: this.pending,
     };
     let out: unknown;
     try {
       out = await entry.handler(args, modernAsk(run), ctx);
     } catch (error) {
       if (error !== SUSPEND) {
+        if (error instanceof TooManyPendingAsksError) this.refusals.set(ctx.mcpReq, error);
         if (entry.kind === 'tool' && error instanceof ElicitError) return errorResult(error);
         if (error instanceof ElicitError)
           throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message, {

@@ -24,6 +24,7 @@ import {
   ReplayError,
 } from './errors.ts';
 import type { FormInput, ResolvedForm } from './forms.ts';
+import { DEFAULT_PENDING_LIMITS, type PendingLimits } from './pending.ts';
 
 /** The outcome of one form: values, not exceptions. */
 export type FormResult<T> =
@@ -110,7 +111,7 @@ export interface Ask {
   readonly revision: string;
 }
 
-export interface AskLimits {
+export interface AskLimits extends PendingLimits {
   /** Attempts at a valid answer per form before giving up; default 3. */
   readonly maxAttempts: number;
   /** Milliseconds to wait for a person on legacy sessions; default 10 minutes. */
@@ -126,6 +127,7 @@ export const DEFAULT_ASK_LIMITS: AskLimits = Object.freeze({
   timeoutMs: 600_000,
   maxRounds: 16,
   maxKeysPerRound: 32,
+  ...DEFAULT_PENDING_LIMITS,
 });
 
 const KEY = /^[A-Za-z0-9_.:-]{1,64}$/;

@@ -61,3 +61,65 @@ export class AskTimeoutError extends ElicitError {
     );
   }
 }
+
+/** Where a cap on waiting asks was reached. */
+export type PendingScope = 'session' | 'principal' | 'process';
+
+const SCOPE_TEXT: Record<PendingScope, string> = {
+  session: 'this session',
+  principal: 'this user',
+  process: 'this server',
+};
+const SCOPE_LIMIT: Record<PendingScope, string> = {
+  session: 'maxPendingPerSession',
+  principal: 'maxPendingPerPrincipal',
+  process: 'maxPending',
+};
+
+/**
+ * Too many asks are already waiting for an answer: this one is refused at once rather than
+ * queued, so a client that never answers cannot hold the server's memory.
+ */
+export class TooManyPendingAsksError extends ElicitError {
+  readonly scope: PendingScope;
+  readonly limit: number;
+  constructor(scope: PendingScope, limit: number) {
+    super(
+      'ELICIT_TOO_MANY_PENDING',
+      `${limit} requests for input are already waiting for an answer in ${SCOPE_TEXT[scope]} (limits.${SCOPE_LIMIT[scope]}); answer or cancel one of them, then try again.`,
+    );
+    this.scope = scope;
+    this.limit = limit;
+  }
+}
+
+/** The client went away (hung up, cancelled the call, or its session closed) while an ask waited. */
+export class AskAbandonedError extends ElicitError {
+  readonly key: string;
+  constructor(key: string, options?: ErrorOptions) {
+    super(
+      'ELICIT_ASK_ABANDONED',
+      `The client stopped waiting for "${key}" (it cancelled the call, hung up or closed its session); nothing was done.`,
+      options,
+    );
+    this.key = key;
+  }
+}
+
+/** A limit option that is not a positive whole number (a configuration mistake). */
+export class LimitOptionError extends ElicitError {
+  constructor(name: string, value: unknown) {
+    super(
+      'ELICIT_LIMIT_INVALID',
+      `${name} must be a positive whole number, got ${String(value)}; leave it out for the default.`,
+    );
+  }
+}
+
+/** Throws LimitOptionError unless every value of `limits` is a positive integer. */
+export function checkLimits(prefix: string, limits: object): void {
+  for (const [name, value] of Object.entries(limits)) {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+      throw new LimitOptionError(`${prefix}.${name}`, value);
+  }
+}

@@ -11,6 +11,7 @@ import {
   createMcpHandler,
   hostHeaderValidationResponse,
   isInitializeRequest,
+  isJSONRPCRequest,
   isLegacyRequest,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
@@ -18,6 +19,15 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { ElicitServer } from './app.ts';
+import { cancelOnHangUp, type HangUps } from './disconnect.ts';
+import { isLoopbackHost } from './principal.ts';
+import {
+  DEFAULT_SESSION_LIMITS,
+  type SessionEntry,
+  type SessionLimits,
+  type SessionRefusal,
+  SessionTable,
+} from './sessions.ts';
 
 export interface HttpOptions {
   /** Host names accepted in `Host` (no port); default: localhost, 127.0.0.1, [::1]. */
@@ -26,8 +36,8 @@ export interface HttpOptions {
   readonly allowedOrigins?: readonly string[];
   /** The verified MCP access token of a request, if any (from your auth middleware). */
   readonly authInfo?: (req: Request) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
-  /** Legacy sessions kept at once; the oldest is closed beyond it. Default 1000. */
-  readonly maxSessions?: number;
+  /** Caps on legacy sessions: in total, per principal, and when an idle one may be closed. */
+  readonly sessions?: Partial<SessionLimits>;
 }
 
 export interface McpHttpEntry {
@@ -36,23 +46,78 @@ export interface McpHttpEntry {
   readonly sessions: number;
 }
 
-function rpcError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
+function rpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers?: Record<string, string>,
+): Response {
+  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
 }
+
+/** A legacy session: its transport, its calls in flight and its open GET streams. */
+class Session {
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  readonly hangUps: HangUps;
+  streams = 0;
+  constructor(transport: WebStandardStreamableHTTPServerTransport, hangUps: HangUps) {
+    this.transport = transport;
+    this.hangUps = hangUps;
+  }
+  get busy(): boolean {
+    return this.streams > 0 || this.hangUps.inFlight > 0;
+  }
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+}
+
+function refusedSession(why: SessionRefusal, limits: SessionLimits): Response {
+  if (why === 'principal')
+    return rpcError(
+      429,
+      -32000,
+      `Too many sessions for this user (sessions.maxSessionsPerPrincipal = ${limits.maxSessionsPerPrincipal}) and all are busy; end one (DELETE) or try again later.`,
+    );
+  return rpcError(
+    503,
+    -32000,
+    `This server has no room for another session (sessions.maxSessions = ${limits.maxSessions}); try again later.`,
+    { 'retry-after': '60' },
+  );
+}
+
+// Which app an entry serves, so listen() can check a non-loopback bind against it.
+const servedBy = new WeakMap<McpHttpEntry, (where: string) => void>();
 
 export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttpEntry {
   const hosts = [...(options.allowedHosts ?? localhostAllowedHostnames())];
+  const expose = (where: string) => app.exposed(where, options.authInfo !== undefined);
+  const outside = hosts.find((h) => !isLoopbackHost(h));
+  if (outside !== undefined) expose(`allowedHosts includes ${JSON.stringify(outside)}`);
   const origins = [...(options.allowedOrigins ?? localhostAllowedOrigins())];
-  const maxSessions = options.maxSessions ?? 1000;
+  const limits = { ...DEFAULT_SESSION_LIMITS, ...options.sessions };
   const modern = createMcpHandler(() => app.build('modern'), { legacy: 'reject' });
-  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const table = new SessionTable<Session>(limits);
 
   async function legacy(req: Request, authInfo: AuthInfo | undefined): Promise<Response> {
+    // Callers without a principal share one quota of their own, apart from everyone else's.
+    const principal = app.httpPrincipal(authInfo) ?? '';
     const sid = req.headers.get('mcp-session-id');
     if (sid !== null) {
-      const transport = sessions.get(sid);
-      if (transport === undefined) return rpcError(404, -32001, 'Session not found');
-      return transport.handleRequest(req, { authInfo });
+      // Another principal's session id is as unknown as a made-up one.
+      const entry = table.get(sid, principal);
+      if (entry === undefined) return rpcError(404, -32001, 'Session not found');
+      table.touch(entry);
+      const { session } = entry;
+      const response = await session.transport.handleRequest(req, { authInfo });
+      if (req.method === 'GET' && response.ok && !req.signal.aborted) {
+        // The standalone stream: the session is in use while it is open.
+        entry.used = true;
+        session.streams++;
+        req.signal.addEventListener('abort', () => session.streams--, { once: true });
+      }
+      return response;
     }
     let body: unknown;
     try {
@@ -62,27 +127,44 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
     }
     if (!isInitializeRequest(body))
       return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id required');
+    const ticket = table.reserve(principal);
+    if (typeof ticket === 'string') return refusedSession(ticket, limits);
+    let entry: SessionEntry<Session> | undefined;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, transport);
-        if (sessions.size > maxSessions) {
-          const [oldest] = sessions.values();
-          void oldest?.close();
-        }
+        entry = ticket.fill(id, session);
       },
       onsessionclosed: (id) => {
-        sessions.delete(id);
+        table.delete(id);
       },
     });
     transport.onclose = () => {
-      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+      ticket.release();
+      if (transport.sessionId !== undefined) table.delete(transport.sessionId);
     };
-    await app.build('legacy').connect(transport);
-    return transport.handleRequest(req, { parsedBody: body, authInfo });
+    try {
+      await app.build('legacy').connect(transport);
+    } catch (error) {
+      ticket.release();
+      throw error;
+    }
+    const hangUps = cancelOnHangUp(transport);
+    // A session counts as used once it serves a request beyond initialize.
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      if (entry !== undefined && isJSONRPCRequest(message)) entry.used = true;
+      deliver?.(message, extra);
+    };
+    const session = new Session(transport, hangUps);
+    try {
+      return await transport.handleRequest(req, { parsedBody: body, authInfo });
+    } finally {
+      ticket.release();
+    }
   }
 
-  return {
+  const entry: McpHttpEntry = {
     async fetch(req) {
       const refused =
         hostHeaderValidationResponse(req, hosts) ?? originValidationResponse(req, origins);
@@ -92,13 +174,14 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
       return modern.fetch(req, { authInfo });
     },
     async close() {
-      await Promise.all([...sessions.values()].map((t) => t.close()));
-      sessions.clear();
+      await table.closeAll();
     },
     get sessions() {
-      return sessions.size;
+      return table.size;
     },
   };
+  servedBy.set(entry, expose);
+  return entry;
 }
 
 export interface Listening {
@@ -107,7 +190,10 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-/** Serves `entry` at `path` on loopback (port 0 picks a free port). */
+/**
+ * Serves `entry` at `path` (port 0 picks a free port) on loopback by default; any other host
+ * makes the server reachable beyond loopback, which its principal configuration must allow.
+ */
 export async function listen(
   entry: McpHttpEntry,
   options: { port?: number; host?: string; path?: string } = {},
@@ -122,6 +208,7 @@ export async function listen(
     void handler(req, res);
   });
   const host = options.host ?? '127.0.0.1';
+  if (!isLoopbackHost(host)) servedBy.get(entry)?.(`listening on ${JSON.stringify(host)}`);
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {

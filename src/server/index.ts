@@ -2,9 +2,9 @@
 
 export {
   createServer,
-  defaultPrincipal,
   type ElicitServer,
   type ElicitServerOptions,
+  type ElicitWarning,
   type Era,
   type PromptHandler,
   type ToolConfig,
@@ -22,23 +22,43 @@ export {
 } from './ask.ts';
 export {
   AnswerRejectedError,
+  AskAbandonedError,
   AskTimeoutError,
   AskUsageError,
   ElicitationUnsupportedError,
+  LimitOptionError,
+  type PendingScope,
   ReplayError,
   RoundsExceededError,
+  TooManyPendingAsksError,
 } from './errors.ts';
 export type { FormInput } from './forms.ts';
 export { type HttpOptions, httpEntry, type Listening, listen, type McpHttpEntry } from './http.ts';
-export { memoryOnceStore, type OnceStore } from './once-store.ts';
 export {
+  memoryOnceStore,
+  type OnceStore,
+  OnceStoreFullError,
+  OnceStoreUnavailableError,
+} from './once-store.ts';
+export { DEFAULT_PENDING_LIMITS, type PendingLimits, TOO_MANY_PENDING_CODE } from './pending.ts';
+export {
+  isLoopbackHost,
+  PrincipalConfigError,
+  type PrincipalOption,
+  type PrincipalResolver,
+} from './principal.ts';
+export {
+  checkKeyring,
   createSealer,
   generateKeySecret,
   type Keyring,
+  KeyringError,
+  rotateKeyring,
   type SealKey,
   StateError,
   type StateFailure,
 } from './seal.ts';
+export { DEFAULT_SESSION_LIMITS, type SessionLimits } from './sessions.ts';
 export { stdio } from './stdio.ts';
 export {
   type Connection,

@@ -21,8 +21,14 @@ import {
   rejected,
   withReasons,
 } from './ask.ts';
-import { AskTimeoutError, AskUsageError, ElicitationUnsupportedError } from './errors.ts';
+import {
+  AskAbandonedError,
+  AskTimeoutError,
+  AskUsageError,
+  ElicitationUnsupportedError,
+} from './errors.ts';
 import { resolveForm } from './forms.ts';
+import type { PendingAsks } from './pending.ts';
 import {
   askConnect,
   askSecret,
@@ -36,6 +42,8 @@ import {
 export interface LegacyExtras {
   readonly principal: string;
   readonly connect: ConnectSettings | undefined;
+  /** The server's count of waiting asks; this session is `mcp`. */
+  readonly pending: PendingAsks;
 }
 
 export function legacyAsk(
@@ -46,20 +54,35 @@ export function legacyAsk(
 ): Ask {
   const caps: ClientCapabilities | undefined = mcp.server.getClientCapabilities();
   const revision = mcp.server.getNegotiatedProtocolVersion() ?? '2025-11-25';
-  // A timeout is the person not answering: a typed error the runner turns into a clear result.
+  const signal = ctx.mcpReq.signal;
+  const waiter = { principal: extras.principal, session: mcp };
+  /**
+   * Every wait for the client holds a slot (refused past the caps, never queued). A timeout is
+   * the person not answering; an abort or a closed connection is the client going away (it
+   * cancelled, hung up, or its session closed): both end as typed errors the runner reports.
+   */
   const waitFor = async <T>(key: string, send: () => Promise<T>): Promise<T> => {
+    if (signal.aborted) throw new AskAbandonedError(key, { cause: signal.reason });
+    const release = extras.pending.acquire(waiter);
     try {
       return await send();
     } catch (error) {
+      if (
+        signal.aborted ||
+        (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed)
+      )
+        throw new AskAbandonedError(key, { cause: error });
       if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
         throw new AskTimeoutError(key, limits.timeoutMs);
       throw error;
+    } finally {
+      release();
     }
   };
   const options = () => ({
     relatedRequestId: ctx.mcpReq.id,
     timeout: limits.timeoutMs,
-    signal: ctx.mcpReq.signal,
+    signal,
   });
 
   /**
@@ -117,12 +140,10 @@ export function legacyAsk(
       await settings.app.records.finish(record.id, 'declined');
       return action === 'decline' ? 'decline' : 'cancel';
     }
-    const status = await waitForRecord(
-      settings,
-      record.id,
-      settings.waitMs ?? limits.timeoutMs,
-      ctx.mcpReq.signal,
+    const status = await waitFor(subject, () =>
+      waitForRecord(settings, record.id, settings.waitMs ?? limits.timeoutMs, signal),
     );
+    if (signal.aborted) throw new AskAbandonedError(subject, { cause: signal.reason });
     if (status === 'timeout')
       throw new AskTimeoutError(subject, settings.waitMs ?? limits.timeoutMs);
     if (status === 'complete') {
@@ -228,9 +249,8 @@ export function legacyAsk(
     async roots(key) {
       checkKey(key);
       if (!declares(caps, 'roots')) throw new ElicitationUnsupportedError('roots');
-      return (await ctx.mcpReq.send(
-        { method: 'roots/list' } as never,
-        options() as never,
+      return (await waitFor(key, () =>
+        ctx.mcpReq.send({ method: 'roots/list' } as never, options() as never),
       )) as never;
     },
   };

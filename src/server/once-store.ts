@@ -1,11 +1,39 @@
 /**
  * Single-use markers for `ask.once`: `consume` succeeds exactly once per key within its TTL.
- * The memory store serves one process; issue-5 stores (SQLite, Redis) implement the same
- * contract for several replicas.
+ * A store that cannot keep a marker fails closed: it throws, and the step does not run,
+ * because forgetting a live marker is what would let a replay run the step again.
  */
+import { ElicitError } from '../errors.ts';
+
 export interface OnceStore {
-  /** True the first time `key` is consumed (until `ttlMs` passes); false afterwards. */
+  /**
+   * True the first time `key` is consumed (until `ttlMs` passes); false afterwards. Throws
+   * OnceStoreFullError rather than forget a live marker.
+   */
   consume(key: string, ttlMs: number): Promise<boolean>;
+  /** `process`: markers live in this process only, so replicas cannot see each other's. */
+  readonly scope: 'process' | 'shared';
+}
+
+/** The once store is at its limit with live markers: the step is refused, not run. */
+export class OnceStoreFullError extends ElicitError {
+  constructor(limit: number) {
+    super(
+      'ELICIT_ONCE_STORE_FULL',
+      `The one-time step store holds ${limit} live markers, its limit; the step was not run. Try again once markers expire, raise the limit, or use a shared store (createServer({ store })).`,
+    );
+  }
+}
+
+/** The once store could not be reached: the step is refused, not run. */
+export class OnceStoreUnavailableError extends ElicitError {
+  constructor(key: string, cause: unknown) {
+    super(
+      'ELICIT_ONCE_STORE_UNAVAILABLE',
+      `The one-time step "${key}" was not run because its marker could not be recorded (${cause instanceof Error ? cause.message : String(cause)}). Nothing was done; try again when the store is back.`,
+      { cause },
+    );
+  }
 }
 
 export function memoryOnceStore(
@@ -15,17 +43,18 @@ export function memoryOnceStore(
   const now = options.now ?? Date.now;
   const seen = new Map<string, number>();
   return {
+    scope: 'process',
     async consume(key, ttlMs) {
       const t = now();
       const until = seen.get(key);
       if (until !== undefined && until > t) return false;
       seen.delete(key);
-      seen.set(key, t + ttlMs);
-      // Insertion order is expiry order for a fixed TTL: drop expired and overflow from the front.
-      for (const [k, exp] of seen) {
-        if (exp > t && seen.size <= maxEntries) break;
-        seen.delete(k);
+      if (seen.size >= maxEntries) {
+        // Drop expired markers only; a live one is what stops a replay.
+        for (const [k, exp] of seen) if (exp <= t) seen.delete(k);
+        if (seen.size >= maxEntries) throw new OnceStoreFullError(maxEntries);
       }
+      seen.set(key, t + ttlMs);
       return true;
     },
   };

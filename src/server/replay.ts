@@ -3,6 +3,7 @@
  * takes the client's answers for the keys the previous round asked (others are ignored), runs
  * the handler until the first unanswered ask, and collects every pending request.
  */
+import { randomBytes } from 'node:crypto';
 import type {
   ClientCapabilities,
   CreateMessageRequestParams,
@@ -24,7 +25,8 @@ import {
 } from './ask.ts';
 import { AskUsageError, ElicitationUnsupportedError, ReplayError } from './errors.ts';
 import { type FormInput, resolveForm } from './forms.ts';
-import type { OnceStore } from './once-store.ts';
+import { type OnceStore, OnceStoreFullError, OnceStoreUnavailableError } from './once-store.ts';
+import type { PendingAsks } from './pending.ts';
 import {
   askConnect,
   askSecret,
@@ -36,6 +38,11 @@ import {
 
 /** What the sealed requestState carries between rounds. */
 export interface Journal {
+  /**
+   * The conversation's nonce, minted on the fresh request and kept by every state after it:
+   * single-use markers are named by it, so sibling states of one conversation share markers.
+   */
+  n: string;
   /** Accepted responses by key (re-validated on every replay). */
   a: Record<string, unknown>;
   /** Step results by key. */
@@ -47,7 +54,7 @@ export interface Journal {
 }
 
 export function freshJournal(): Journal {
-  return { a: {}, s: {}, p: [], t: {} };
+  return { n: randomBytes(16).toString('base64url'), a: {}, s: {}, p: [], t: {} };
 }
 
 /** Thrown by an ask that has to wait for the client; the runner turns it into input_required. */
@@ -61,19 +68,16 @@ export interface Run {
   readonly caps: ClientCapabilities | undefined;
   readonly pending: Map<string, InputRequest>;
   readonly once: OnceStore;
+  /** How long a marker must outlive its consumption: as long as any state of the conversation. */
   readonly onceTtlMs: number;
-  /**
-   * Names the single-use markers of this run: a digest of the incoming requestState, so
-   * presenting the same state twice hits the same marker. Undefined for a fresh request, where
-   * nothing can be replayed (calling the tool again is a new request).
-   */
-  readonly onceScope: string | undefined;
   readonly limits: AskLimits;
   readonly revision: string;
   readonly principal: string;
   readonly clientId: string | undefined;
   readonly connect: ConnectSettings | undefined;
   readonly signal: AbortSignal;
+  /** The server's count of waiting asks (a request waiting for a URL step holds a slot). */
+  readonly waits: PendingAsks;
 }
 
 function offered(run: Run, key: string): unknown {
@@ -192,11 +196,16 @@ export function modernAsk(run: Run): Ask {
         }
         if (answer === 'accept') {
           // The spec lets the server block until the out-of-band step is done.
-          const status = await waitForRecord(
-            settings,
-            id,
-            Math.min(settings.waitMs ?? 60_000, 60_000),
-            run.signal,
+          const waiting = id;
+          const status = await run.waits.hold(
+            { principal: run.principal, session: undefined },
+            () =>
+              waitForRecord(
+                settings,
+                waiting,
+                Math.min(settings.waitMs ?? 60_000, 60_000),
+                run.signal,
+              ),
           );
           if (status === 'complete') return 'complete';
           if (status === 'declined') return 'decline';
@@ -271,11 +280,19 @@ export function modernAsk(run: Run): Ask {
     async once(key, fn) {
       checkKey(key);
       if (Object.hasOwn(journal.s, key)) return journal.s[key] as never;
-      if (
-        run.onceScope !== undefined &&
-        !(await run.once.consume(`${run.onceScope}:${key}`, run.onceTtlMs))
-      )
-        throw new ReplayError(key);
+      // A fresh request's nonce was minted this moment, so nothing else can hold its markers.
+      // Any other run may be a replay of this conversation (the same state twice, or a sibling
+      // state minted from an earlier one): the marker decides, and a store error refuses.
+      if (!run.fresh) {
+        let first: boolean;
+        try {
+          first = await run.once.consume(`${journal.n}:${key}`, run.onceTtlMs);
+        } catch (error) {
+          if (error instanceof OnceStoreFullError) throw error;
+          throw new OnceStoreUnavailableError(key, error);
+        }
+        if (!first) throw new ReplayError(key);
+      }
       return journaled(key, fn);
     },
     async url(key, request) {

@@ -23,7 +23,11 @@ export interface ConnectSettings {
 /** An authorised handle on a provider's API, as the current user. */
 export interface Connection {
   readonly provider: string;
-  /** `fetch` with the user's access token; refreshes once on 401 when a refresh token exists. */
+  /**
+   * `fetch` with the user's access token; refreshes once on 401 when a refresh token exists.
+   * Only URLs on the provider's API origins are allowed (a TokenDestinationError otherwise), and
+   * redirects are not followed: a 3xx comes back as it is.
+   */
   fetch(input: string | URL, init?: RequestInit): Promise<Response>;
 }
 
@@ -52,17 +56,26 @@ export function connection(
   provider: string,
 ): Connection {
   const entry = { principal, provider };
-  const { vault, providers } = settings.app;
+  const { vault, providers, vaultTtlMs } = settings.app;
   return {
     provider,
     async fetch(input, init) {
+      const p = providers.get(provider);
+      if (p === undefined)
+        throw new ElicitError(
+          'ELICIT_NOT_CONNECTED',
+          `${provider} is no longer configured on the connect pages.`,
+        );
+      // Checked before the vault is read: a refused URL never gets near the token.
+      const url = p.destination(input);
       const send = async (tokens: Tokens) => {
         const headers = new Headers(init?.headers);
         headers.set(
           'authorization',
           `${tokens.token_type === 'bearer' || tokens.token_type === 'Bearer' ? 'Bearer' : tokens.token_type} ${tokens.access_token}`,
         );
-        return fetch(input, { ...init, headers });
+        // A redirect could lead the token off the API's origins: the caller decides.
+        return fetch(url, { ...init, headers, redirect: 'manual' });
       };
       let tokens = (await vault.get<never>(entry)) as Tokens | undefined;
       if (tokens === undefined)
@@ -76,13 +89,10 @@ export function connection(
         (response === undefined || response.status === 401) &&
         tokens.refresh_token !== undefined
       ) {
-        const p = providers.get(provider);
-        if (p !== undefined) {
-          const fresh = await p.refresh(tokens.refresh_token);
-          tokens = { ...fresh, refresh_token: fresh.refresh_token ?? tokens.refresh_token };
-          await vault.put(entry, tokens as never, 90 * 24 * 60 * 60_000);
-          response = await send(tokens);
-        }
+        const fresh = await p.refresh(tokens.refresh_token);
+        tokens = { ...fresh, refresh_token: fresh.refresh_token ?? tokens.refresh_token };
+        await vault.put(entry, tokens as never, vaultTtlMs);
+        response = await send(tokens);
       }
       return response ?? send(tokens);
     },

@@ -10,6 +10,7 @@ import {
   type PutOptions,
   type Store,
   type Stored,
+  StoreError,
 } from './types.ts';
 
 function deepFreeze<T>(value: T): T {
@@ -54,6 +55,7 @@ export function memoryStore(options: { now?: () => number; maxEntries?: number }
     expiresAt: e.expiresAt,
   });
   return {
+    scope: 'process',
     async create(key, value, opts: PutOptions) {
       checkKey(key);
       checkTtl(opts.ttlMs);
@@ -61,7 +63,11 @@ export function memoryStore(options: { now?: () => number; maxEntries?: number }
       if (entries.size >= maxEntries) {
         for (const [k, e] of entries) if (e.expiresAt <= now()) remove(k, e);
         if (entries.size >= maxEntries)
-          throw new Error(`memory store is full (${maxEntries} entries)`);
+          throw new StoreError(
+            'ELICIT_STORE_FULL',
+            `memory store is full (${maxEntries} live entries, its maxEntries); nothing was written`,
+            maxEntries,
+          );
       }
       const e: Entry = {
         value: deepFreeze(value),

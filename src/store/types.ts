@@ -20,6 +20,11 @@ export interface PutOptions {
 }
 
 export interface Store {
+  /**
+   * `process`: records live in this process only (the memory driver), so replicas do not
+   * share them. Absent means shared.
+   */
+  readonly scope?: 'process' | 'shared';
   /** Creates `key` only if it does not exist (or has expired). True when created. */
   create(key: string, value: Json, options: PutOptions): Promise<boolean>;
   get<T extends Json = Json>(key: string): Promise<Stored<T> | undefined>;
@@ -40,10 +45,13 @@ export interface Store {
 
 export class StoreError extends Error {
   readonly code: string;
-  constructor(code: string, message: string) {
+  /** For ELICIT_STORE_FULL: the limit that was reached. */
+  readonly limit: number | undefined;
+  constructor(code: string, message: string, limit?: number) {
     super(message);
     this.name = 'StoreError';
     this.code = code;
+    this.limit = limit;
   }
 }
 

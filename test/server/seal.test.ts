@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { form, text } from '../../src/schema/index.ts';
+import { createServer, httpEntry } from '../../src/server/index.ts';
 import {
+  checkKeyring,
   createSealer,
   generateKeySecret,
+  KeyringError,
+  rotateKeyring,
   type StateError,
   type StateFailure,
 } from '../../src/server/seal.ts';
+import { answer, callTool } from '../support/mrtr.ts';
 
 const k1 = { id: 'k1', secret: generateKeySecret() };
 const k2 = { id: 'k2', secret: generateKeySecret() };
@@ -29,7 +35,7 @@ describe('sealed requestState', () => {
 
   it('round-trips, encrypted, bound and expiring', () => {
     const state = sealer.seal({ answers: { trip: { name: 'Ann' } } }, bind, 2);
-    expect(state.startsWith('e1.k1.')).toBe(true);
+    expect(state.startsWith('e2.k1.')).toBe(true);
     expect(state).not.toContain('Ann');
     expect(Buffer.from(state.slice(6), 'base64url').toString('latin1')).not.toContain('Ann');
     const opened = sealer.open<{ answers: unknown }>(state, {
@@ -70,10 +76,11 @@ describe('sealed requestState', () => {
     const state = sealer.seal({ a: 1 }, bind, 1);
     const body = state.slice(6);
     const raw = Buffer.from(body, 'base64url');
-    for (let i = 0; i < raw.length; i += 7) {
+    // Every part: salt, IV, ciphertext and tag.
+    for (let i = 0; i < raw.length; i += 5) {
       const flipped = Buffer.from(raw);
       flipped[i] = (flipped[i] as number) ^ 1;
-      expect(reason(() => sealer.open(`e1.k1.${flipped.toString('base64url')}`, bind))).toBe(
+      expect(reason(() => sealer.open(`e2.k1.${flipped.toString('base64url')}`, bind))).toBe(
         'tampered_or_other_request',
       );
     }
@@ -83,13 +90,13 @@ describe('sealed requestState', () => {
     expect(reason(() => sealer.open(`${state}-TAMPERED`, bind))).toMatch(
       /^(malformed|tampered_or_other_request)$/,
     );
-    expect(reason(() => sealer.open(`e1.k1.${raw.toString('base64')}`, bind))).toMatch(/malformed/);
+    expect(reason(() => sealer.open(`e2.k1.${raw.toString('base64')}`, bind))).toMatch(/malformed/);
     expect(reason(() => sealer.open(`${state}==`, bind))).toBe('malformed');
-    expect(reason(() => sealer.open(`e1.k1.${body.slice(0, 30)}`, bind))).toBe('malformed');
-    expect(reason(() => sealer.open('e1.k1.', bind))).toBe('malformed');
+    expect(reason(() => sealer.open(`e2.k1.${body.slice(0, 40)}`, bind))).toBe('malformed');
+    expect(reason(() => sealer.open('e2.k1.', bind))).toBe('malformed');
     expect(reason(() => sealer.open('garbage', bind))).toBe('malformed');
-    expect(reason(() => sealer.open(`e2.k1.${body}`, bind))).toBe('malformed');
-    expect(reason(() => sealer.open(`e1.zz.${body}`, bind))).toBe('unknown_key');
+    expect(reason(() => sealer.open(`e3.k1.${body}`, bind))).toBe('malformed');
+    expect(reason(() => sealer.open(`e2.zz.${body}`, bind))).toBe('unknown_key');
     expect(reason(() => sealer.open('x'.repeat(1_000_000), bind))).toBe('oversize');
     expect(reason(() => sealer.open(null, bind))).toBe('not_string');
     expect(reason(() => sealer.open(42, bind))).toBe('not_string');
@@ -99,10 +106,13 @@ describe('sealed requestState', () => {
   it('enforces the full 16-byte tag', () => {
     const state = sealer.seal({ a: 1 }, bind, 1);
     const raw = Buffer.from(state.slice(6), 'base64url');
-    const short = raw.subarray(0, raw.length - 4); // a 12-byte tag must not be accepted
-    expect(reason(() => sealer.open(`e1.k1.${short.toString('base64url')}`, bind))).toBe(
-      'tampered_or_other_request',
-    );
+    // Tags cut to 12, 8 and 4 bytes must not be accepted.
+    for (const cut of [4, 8, 12]) {
+      const short = raw.subarray(0, raw.length - cut);
+      expect(reason(() => sealer.open(`e2.k1.${short.toString('base64url')}`, bind))).toBe(
+        'tampered_or_other_request',
+      );
+    }
   });
 
   it('rotates keys with an overlap window, and replicas share a keyring', () => {
@@ -114,7 +124,7 @@ describe('sealed requestState', () => {
       now: () => t,
     });
     expect(rotated.open(state, bind).payload).toEqual({ v: 1 });
-    expect(rotated.seal({}, bind, 1).startsWith('e1.k2.')).toBe(true);
+    expect(rotated.seal({}, bind, 1).startsWith('e2.k2.')).toBe(true);
     t = 500;
     expect(reason(() => rotated.open(state, bind))).toBe('retired_key');
     const replica = createSealer({ keyring: { keys: [k2] }, now: () => t });
@@ -138,6 +148,14 @@ describe('sealed requestState', () => {
       createSealer({ keyring: { keys: [{ id: 'bad id', secret: k1.secret }] } }),
     ).toThrow(/key id/);
     expect(() => createSealer({ keyring: { keys: [k1, k1] } })).toThrow(/appears twice/);
+    expect(() =>
+      createSealer({ keyring: { keys: [k1, { id: 'k9', secret: k1.secret }] } }),
+    ).toThrow(/same secret/);
+    expect(() =>
+      createSealer({ keyring: { keys: [{ id: 'k', secret: 'not base64!'.padEnd(43, '?') }] } }),
+    ).toThrow(KeyringError);
+    expect(() => checkKeyring({ keys: [{ ...k1, retireAt: 5 }] }, 10)).toThrow(/already retired/);
+    expect(() => checkKeyring({ keys: [k1, { ...k2, retireAt: Number.NaN }] })).toThrow(/retireAt/);
     expect(() => createSealer({ keyring: { keys: [] } })).toThrow(/at least one key/);
     expect(() =>
       createSealer({ keyring: { keys: [k1] }, maxLength: 50 }).seal(
@@ -146,5 +164,77 @@ describe('sealed requestState', () => {
         1,
       ),
     ).toThrow(/over the 50 limit/);
+  });
+
+  it('binds the audience: services sharing a key cannot accept each other’s states', () => {
+    const billing = createSealer({
+      keyring: { keys: [k1] },
+      audience: 'https://billing.example/mcp',
+    });
+    const notes = createSealer({ keyring: { keys: [k1] }, audience: 'https://notes.example/mcp' });
+    const state = billing.seal({ v: 1 }, bind, 1);
+    expect(billing.open(state, bind).payload).toEqual({ v: 1 });
+    expect(reason(() => notes.open(state, bind))).toBe('tampered_or_other_request');
+  });
+
+  it('derives a key per salt and redraws the salt after sealsPerSalt seals', () => {
+    const small = createSealer({ keyring: { keys: [k1] }, sealsPerSalt: 2 });
+    const salts = [1, 2, 3, 4, 5].map((r) => {
+      const state = small.seal({ r }, bind, r);
+      expect(small.open(state, bind).round).toBe(r);
+      return Buffer.from(state.slice(6), 'base64url').subarray(0, 16).toString('hex');
+    });
+    expect(new Set(salts).size).toBe(3);
+    expect(salts[0]).toBe(salts[1]);
+    expect(salts[2]).not.toBe(salts[1]);
+    // Another replica (another salt) opens them too.
+    const replica = createSealer({ keyring: { keys: [k1] } });
+    expect(replica.open(small.seal({}, bind, 7), bind).round).toBe(7);
+    expect(() => createSealer({ keyring: { keys: [k1] }, sealsPerSalt: 0 })).toThrow(
+      /sealsPerSalt/,
+    );
+  });
+
+  it('refuses states of the earlier format clearly', () => {
+    const e1 = `e1.k1.${Buffer.alloc(60, 1).toString('base64url')}`;
+    expect(reason(() => sealer.open(e1, bind))).toBe('old_format');
+  });
+
+  it('rotateKeyring puts the new key first and retires the others after the overlap', () => {
+    const next = { id: 'k3', secret: generateKeySecret() };
+    const rotated = rotateKeyring({ keys: [k1] }, next, 60_000);
+    expect(rotated.keys.map((k) => k.id)).toEqual(['k3', 'k1']);
+    const retireAt = rotated.keys[1]?.retireAt as number;
+    expect(retireAt).toBeGreaterThan(Date.now());
+    expect(retireAt).toBeLessThanOrEqual(Date.now() + 60_000);
+    const before = createSealer({ keyring: { keys: [k1] } }).seal({ v: 1 }, bind, 1);
+    expect(createSealer({ keyring: rotated }).open(before, bind).payload).toEqual({ v: 1 });
+  });
+});
+
+describe('the server binds its audience', () => {
+  it('a state from one service is refused by another that shares the keyring', async () => {
+    const make = (name: string, audience?: string) =>
+      httpEntry(
+        createServer({
+          name,
+          version: '1',
+          keyring: { keys: [k1] },
+          audience,
+          onWarning: () => {},
+        }).tool('t', {}, async (_a, ask) => {
+          await ask.form('k', form({ v: text() }));
+          return name;
+        }),
+      );
+    const billing = make('billing');
+    const notes = make('notes');
+    const state = (await callTool(billing, 't')).result?.requestState as string;
+    const params = { requestState: state, inputResponses: answer('k', { v: 'x' }) };
+    expect((await callTool(notes, 't', params)).error?.code).toBe(-32602);
+    expect((await callTool(make('notes', 'billing'), 't', params)).result?.content?.[0]?.text).toBe(
+      'notes',
+    );
+    expect((await callTool(billing, 't', params)).result?.content?.[0]?.text).toBe('billing');
   });
 });

@@ -1,0 +1,73 @@
+/**
+ * A server whose `wait` tool asks for a form and waits, for measuring what a waiting ask costs:
+ * `elicit` (createServer + httpEntry, caps raised out of the way) or `sdk` (a plain McpServer
+ * behind the SDK's session transport). `heap` reports the heap after a full GC, so run it with
+ * --expose-gc.
+ *
+ *   node --expose-gc bench/waiting-server.ts <elicit|sdk> <port>
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { form, text } from '../src/schema/index.ts';
+import { createServer, httpEntry, listen } from '../src/server/index.ts';
+
+const [kind, portArg] = process.argv.slice(2);
+const port = Number(portArg ?? 0);
+const SCHEMA = {
+  type: 'object' as const,
+  properties: { name: { type: 'string' as const } },
+  required: ['name'],
+};
+const heap = () => {
+  (globalThis as { gc?: () => void }).gc?.();
+  return String(process.memoryUsage().heapUsed);
+};
+
+if (kind === 'elicit') {
+  const many = 1_000_000;
+  const app = createServer({
+    name: 'elicit',
+    version: '1',
+    limits: { maxPendingPerSession: many, maxPendingPerPrincipal: many, maxPending: many },
+  })
+    .tool('wait', {}, async (_a, ask) => (await ask.form('name', form({ name: text() }))).action)
+    .tool('heap', {}, heap);
+  await listen(httpEntry(app, { sessions: { maxSessionsPerPrincipal: many, maxSessions: many } }), {
+    port,
+  });
+} else {
+  const sdk = () => {
+    const s = new McpServer({ name: 'sdk', version: '1' });
+    s.registerTool('wait', {}, async (ctx) => {
+      const r = await ctx.mcpReq.elicitInput(
+        { message: 'Name?', requestedSchema: SCHEMA },
+        { relatedRequestId: ctx.mcpReq.id, timeout: 600_000 },
+      );
+      return { content: [{ type: 'text', text: String(r.action) }] };
+    });
+    s.registerTool('heap', {}, () => ({ content: [{ type: 'text', text: heap() }] }));
+    return s;
+  };
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const handler = toNodeHandler({
+    async fetch(req: Request) {
+      const sid = req.headers.get('mcp-session-id');
+      if (sid !== null)
+        return sessions.get(sid)?.handleRequest(req) ?? new Response(null, { status: 404 });
+      const t: WebStandardStreamableHTTPServerTransport =
+        new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: randomUUID,
+          onsessioninitialized: (id) => {
+            sessions.set(id, t);
+          },
+        });
+      await sdk().connect(t);
+      return t.handleRequest(req);
+    },
+  });
+  const server = createHttpServer((req, res) => void handler(req, res));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+}
+process.stdout.write('ready\n');

@@ -1,0 +1,85 @@
+/**
+ * Who is asking. URL-mode records, vault entries and sealed requestState are bound to a
+ * principal, so two callers given the same principal can read each other's answers and
+ * connections. An unauthenticated caller is only `local` where every caller is the same person
+ * (stdio, loopback); a server reachable beyond loopback must tell callers apart or say
+ * explicitly that it does not.
+ */
+import type { ServerContext } from '@modelcontextprotocol/server';
+import { ElicitError } from '../errors.ts';
+
+/** Your own resolver: a stable id of the caller, or undefined when there is none (-32600). */
+export type PrincipalResolver = (ctx: ServerContext) => string | undefined;
+
+/**
+ * - `'token'` (default): `<iss>|<sub>` of the verified MCP access token (`authInfo.extra`);
+ *   without a token, `local` on stdio and loopback-only HTTP, refused elsewhere.
+ * - `'token-or-client-id'`: as `'token'`, falling back to `client:<clientId>` for tokens
+ *   without a subject (every user of one OAuth client is then the same principal).
+ * - `'shared-local'`: every unauthenticated caller is `local`, even beyond loopback (one
+ *   person behind a private network, say). Callers share records, secrets and states.
+ * - a function: your own resolver.
+ */
+export type PrincipalOption = 'token' | 'token-or-client-id' | 'shared-local' | PrincipalResolver;
+
+/** The server's configuration cannot tell callers apart where it would have to. */
+export class PrincipalConfigError extends ElicitError {
+  constructor(message: string) {
+    super('ELICIT_PRINCIPAL_CONFIG', message);
+  }
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '::1', '[::1]']);
+
+/** A host name or address that only reaches this machine. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/\.$/, '');
+  if (LOOPBACK_NAMES.has(h) || h.endsWith('.localhost')) return true;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+function fromToken(ctx: ServerContext, clientIdFallback: boolean): string | undefined {
+  const auth = ctx.http?.authInfo;
+  if (auth === undefined) return undefined;
+  const extra = (auth.extra ?? {}) as { iss?: unknown; sub?: unknown };
+  if (typeof extra.sub === 'string' && extra.sub !== '')
+    return `${typeof extra.iss === 'string' ? extra.iss : ''}|${extra.sub}`;
+  return clientIdFallback && auth.clientId !== '' ? `client:${auth.clientId}` : undefined;
+}
+
+/**
+ * Resolves a request's principal. `exposed` is true once the server is served beyond loopback
+ * (see `checkExposure`); only then does a request without a token stay without a principal.
+ */
+export function resolvePrincipal(
+  option: PrincipalOption,
+  ctx: ServerContext,
+  exposed: boolean,
+): string | undefined {
+  if (typeof option === 'function') {
+    const p = option(ctx);
+    return typeof p === 'string' && p !== '' ? p : undefined;
+  }
+  const token = fromToken(ctx, option === 'token-or-client-id');
+  if (token !== undefined) return token;
+  // A token that names nobody is not "no token": never fall back to the shared principal.
+  if (ctx.http?.authInfo !== undefined && option !== 'shared-local') return undefined;
+  return option === 'shared-local' || !exposed ? 'local' : undefined;
+}
+
+/**
+ * Called when a server is about to be reachable beyond loopback (`where` names how). Refuses a
+ * configuration that would make every unauthenticated caller the same `local` principal.
+ */
+export function checkExposure(option: PrincipalOption, hasAuth: boolean, where: string): void {
+  if (typeof option === 'function' || option === 'shared-local' || hasAuth) return;
+  throw new PrincipalConfigError(
+    `This server is reachable beyond loopback (${where}) but has no way to tell callers apart, so every caller would share one "local" principal (their URL-mode records, secrets and sealed states). ` +
+      `Verify MCP access tokens (httpEntry(app, { authInfo })), pass your own resolver (createServer({ principal: (ctx) => … })), ` +
+      `or, if every caller really is the same person, opt in with createServer({ principal: 'shared-local' }).`,
+  );
+}
+
+/** The JSON-RPC message for a request that needs a principal and has none. */
+export const NO_PRINCIPAL_MESSAGE =
+  'This server needs an authenticated caller: send a valid MCP access token that names a subject';
