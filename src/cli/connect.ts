@@ -1,27 +1,53 @@
 /**
- * `elicit connect`: a terminal host for any MCP server. Lists tools, calls them with arguments
- * entered through a form built from the tool's input schema (JSON when it is not flat), shows
- * results, and renders elicitations safely. Scripted with --answers for non-interactive runs.
+ * `elicit connect`: a terminal host for any MCP server, over HTTP or stdio, on every era. Lists
+ * tools, prompts and resources (refreshed when the server says they changed), calls them with
+ * arguments entered through a form built from the input schema (JSON when it is not flat),
+ * shows progress, log messages and results, renders elicitations safely, cancels on Ctrl-C,
+ * and reconnects when the server restarts. Scripted with --answers/--call for unattended runs.
+ * The parts live in ./host/.
  */
 import type { Readable, Writable } from 'node:stream';
+import { styleText } from 'node:util';
 import * as p from '@clack/prompts';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { attachElicitation, identityOf } from '../client/attach.ts';
+import type { RequestOptions } from '@modelcontextprotocol/client';
+import { identityOf } from '../client/attach.ts';
 import { inert } from '../client/inert.ts';
 import { type Policy, type ScriptedAnswer, scriptedRenderer } from '../client/scripted.ts';
 import { terminalRenderer } from '../client/terminal.ts';
 import type { Renderer } from '../client/types.ts';
 import { applyDefaults, fromJsonSchema } from '../schema/index.ts';
-import { openInBrowser } from './open.ts';
+import {
+  describeFailure,
+  HostError,
+  isAbort,
+  isDisconnected,
+  isSessionGone,
+} from './host/errors.ts';
+import { Keys } from './host/keys.ts';
+import { HOST_LIMITS, type HostLimits } from './host/limits.ts';
+import { type Era, Link, type ListKind } from './host/link.ts';
+import { renderPrompt, renderResource, renderToolResult } from './host/results.ts';
+import { progressBar, StatusLine } from './host/status.ts';
+import type { AuthProvider, Target } from './host/transport.ts';
+import { type ActiveCall, type HostUi, hostRenderer } from './host/url-wait.ts';
 
-export type Target =
-  | { readonly url: string }
-  | { readonly command: string; readonly args: readonly string[] };
+export type { Target } from './host/transport.ts';
+
+export const LOG_LEVELS = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface ConnectOptions {
   readonly target: Target;
-  readonly era: 'auto' | 'legacy' | 'modern';
+  readonly era: Era;
   readonly interactive: boolean;
   readonly answers?: readonly ScriptedAnswer[];
   readonly policy?: Policy;
@@ -29,72 +55,122 @@ export interface ConnectOptions {
   readonly openUrls?: boolean;
   /** Non-interactive: the tools to call, in order, with their arguments. */
   readonly calls?: readonly { readonly name: string; readonly args?: Record<string, unknown> }[];
+  /** Extra environment for a stdio server (it inherits this process's environment). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Extra HTTP headers. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Server log messages at this level and above are shown (and asked for with logging/setLevel). */
+  readonly logLevel?: LogLevel;
+  readonly limits?: Partial<HostLimits>;
+  /** OAuth for HTTP servers that answer 401 (the SDK's OAuthClientProvider). */
+  readonly authProvider?: AuthProvider;
   readonly input: Readable;
   readonly output: Writable;
+  /** A stdio server's stderr in scripted runs; default process.stderr. */
+  readonly errorOutput?: Writable;
 }
 
-interface Tool {
+interface Named {
   name: string;
   title?: string;
   description?: string;
+  uri?: string;
   inputSchema?: unknown;
+  arguments?: { name: string; description?: string; required?: boolean }[];
 }
 
-function resultText(result: {
-  content?: unknown;
-  structuredContent?: unknown;
-  isError?: boolean;
-}): string {
-  const parts: string[] = [];
-  for (const item of (result.content as { type: string; text?: string }[] | undefined) ?? []) {
-    parts.push(item.type === 'text' ? inert(item.text ?? '', 20_000) : `[${item.type} content]`);
+class Cancelled extends Error {}
+
+/** The call timeout: silence from the server, reset by progress, paused while you answer. */
+class IdleTimer {
+  readonly #ms: number;
+  readonly #fire: () => void;
+  #timer: NodeJS.Timeout | undefined;
+  #paused = 0;
+  constructor(ms: number, fire: () => void) {
+    this.#ms = ms;
+    this.#fire = fire;
+    this.reset();
   }
-  if (result.structuredContent !== undefined)
-    parts.push(inert(JSON.stringify(result.structuredContent, null, 2), 20_000));
-  return parts.join('\n') || '(no content)';
+  reset(): void {
+    clearTimeout(this.#timer);
+    this.#timer = this.#paused > 0 ? undefined : setTimeout(this.#fire, this.#ms);
+  }
+  pause(): void {
+    this.#paused++;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+  resume(): void {
+    if (--this.#paused <= 0) {
+      this.#paused = 0;
+      this.reset();
+    }
+  }
+  stop(): void {
+    clearTimeout(this.#timer);
+    this.#paused = 1;
+  }
 }
 
-/** Wraps a renderer so a spinner pauses while the person answers. */
-function pausing(renderer: Renderer, spin: { stop(): void; resume(): void }): Renderer {
-  return {
-    form: async (r, s) => {
-      spin.stop();
-      try {
-        return await renderer.form(r, s);
-      } finally {
-        spin.resume();
-      }
-    },
-    url: async (r, s) => {
-      spin.stop();
-      try {
-        return await renderer.url(r, s);
-      } finally {
-        spin.resume();
-      }
-    },
-    notice: (e) => renderer.notice?.(e),
-  };
-}
+// The SDK's own per-request timer is replaced by IdleTimer (which can pause); this keeps it out of the way.
+const NO_SDK_TIMEOUT = 2_147_000_000;
 
 export async function runConnect(o: ConnectOptions): Promise<number> {
-  const out = (line: string) => o.output.write(`${line}\n`);
+  const limits: HostLimits = { ...HOST_LIMITS, ...o.limits };
   const io = { input: o.input, output: o.output };
-  let spinner: ReturnType<typeof p.spinner> | undefined;
-  let spinning = '';
-  const spin = {
-    stop: () => {
-      if (spinner !== undefined) spinner.stop('waiting for your answer…');
-      spinner = undefined;
+  const tty = o.interactive && (o.output as { isTTY?: boolean }).isTTY === true;
+  const status = new StatusLine(o.output, tty);
+  const keys = new Keys(o.input);
+  const color = tty && process.env.NO_COLOR === undefined;
+  const dim = (s: string) => (color ? styleText('dim', s, { validateStream: false }) : s);
+  const out = (line: string) => (o.interactive ? status.print(line) : o.output.write(`${line}\n`));
+
+  // Lines that arrive while a prompt owns the terminal wait for it to close.
+  let prompting = 0;
+  const queued: string[] = [];
+  // The menu is shown again (with the line above it) rather than written over.
+  let menu: AbortController | undefined;
+  const say = (line: string) => {
+    if (prompting > 0) {
+      queued.push(line);
+      menu?.abort();
+    } else out(line);
+  };
+  const flush = () => {
+    while (prompting === 0 && queued.length > 0) out(queued.shift() as string);
+  };
+
+  let active: (ActiveCall & { timer: IdleTimer }) | undefined;
+  let interrupts = 0;
+  const quitCode = () => (interrupts >= 2 ? 130 : undefined);
+
+  const ui: HostUi = {
+    interactive: o.interactive,
+    io,
+    limits,
+    promptStart() {
+      prompting++;
+      active?.timer.pause();
+      status.suspend();
+      keys.pause();
     },
-    resume: () => {
-      if (o.interactive && spinning !== '') {
-        spinner = p.spinner(io);
-        spinner.start(spinning);
+    promptEnd() {
+      prompting = Math.max(0, prompting - 1);
+      if (prompting > 0) return;
+      flush();
+      if (active !== undefined) {
+        active.timer.resume();
+        keys.resume();
+        status.resume();
       }
     },
+    say,
+    status: (text) => status.set(text),
+    active: () => active,
   };
-  const base = o.interactive
+
+  const base: Renderer = o.interactive
     ? terminalRenderer(io)
     : scriptedRenderer({
         answers: o.answers,
@@ -102,108 +178,370 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
         urls: o.openUrls ? 'open' : 'decline',
         log: out,
       });
-  const renderer = pausing(base, spin);
+  const renderer = hostRenderer(base, ui);
 
-  const client = new Client({ name: 'elicit', version: '0.1.0' });
-  const elicit = attachElicitation(client, { renderer, openUrl: openInBrowser });
-  client.setVersionNegotiation({
-    mode: o.era === 'auto' ? 'auto' : o.era === 'legacy' ? 'legacy' : { pin: '2026-07-28' },
+  const lists: Record<ListKind, Named[]> = { tools: [], prompts: [], resources: [] };
+  const threshold = LOG_LEVELS.indexOf(o.logLevel ?? 'info');
+  const link = new Link({
+    target: o.target,
+    era: o.era,
+    renderer,
+    limits,
+    env: o.env,
+    headers: o.headers,
+    authProvider: o.authProvider,
+    onStderr: (line) => {
+      if (!o.interactive) (o.errorOutput ?? process.stderr).write(`${line}\n`);
+      else if (active !== undefined || status.text !== '')
+        say(dim(`server stderr│ ${inert(line, 300, false)}`));
+    },
+    onLog: ({ level, logger, data }) => {
+      const at = LOG_LEVELS.indexOf(level as LogLevel);
+      if (at !== -1 && at < threshold) return;
+      const text = typeof data === 'string' ? data : JSON.stringify(data);
+      say(
+        `[${inert(level, 12, false)}]${logger === undefined ? '' : ` ${inert(logger, 60, false)}:`} ${inert(text, 1000)}`,
+      );
+    },
+    onListChanged: (kind, items) => {
+      lists[kind] = items as Named[];
+      say(`The server's ${kind} changed: ${items.length} now.`);
+      menu?.abort();
+    },
+    onClosed: () => {
+      if (link.isStdio) {
+        const child = link.child();
+        say(
+          `The server process ended${child?.exitCode != null ? ` (exit code ${child.exitCode})` : child?.signal != null ? ` (${child.signal})` : ''}.`,
+        );
+      }
+    },
   });
-  const transport =
-    'url' in o.target
-      ? new StreamableHTTPClientTransport(new URL(o.target.url))
-      : new StdioClientTransport({
-          command: o.target.command,
-          args: [...o.target.args],
-          stderr: 'inherit',
-        });
-  try {
-    await client.connect(transport);
-  } catch (error) {
-    out(`Could not connect: ${(error as Error).message}`);
-    return 2;
+
+  // Ctrl-C outside raw mode (scripted runs, or while connecting).
+  const onSigint = () => {
+    interrupts++;
+    if (active !== undefined && interrupts < 2) {
+      say('Cancelling… (Ctrl-C again quits)');
+      active.cancel();
+    } else {
+      status.set('');
+      void link.close().finally(() => process.exit(130));
+    }
+  };
+  process.on('SIGINT', onSigint);
+
+  async function connect(): Promise<boolean> {
+    status.set(
+      link.isStdio ? 'starting server…' : `connecting to ${(o.target as { url: string }).url}…`,
+    );
+    try {
+      await link.open();
+    } catch (error) {
+      status.set('');
+      out(
+        error instanceof HostError ? error.message : `Could not connect: ${describeFailure(error)}`,
+      );
+      return false;
+    }
+    status.set('');
+    const server = identityOf(link.client);
+    out(
+      `Connected to ${inert(server.title ?? server.name, 80, false)} ${inert(server.version ?? '', 20, false)} (protocol ${link.client.getNegotiatedProtocolVersion()}, ${link.client.getProtocolEra()} era)`,
+    );
+    const caps = link.client.getServerCapabilities() ?? {};
+    if (o.logLevel !== undefined && caps.logging !== undefined)
+      await link.client.setLoggingLevel(o.logLevel).catch(() => {});
+    lists.tools = ((await link.client.listTools()).tools ?? []) as Named[];
+    lists.prompts =
+      caps.prompts === undefined
+        ? []
+        : (((await link.client.listPrompts()).prompts ?? []) as Named[]);
+    lists.resources =
+      caps.resources === undefined
+        ? []
+        : (((await link.client.listResources()).resources ?? []) as Named[]);
+    return true;
   }
-  const server = identityOf(client);
-  out(
-    `Connected to ${inert(server.title ?? server.name, 80, false)} ${inert(server.version ?? '', 20, false)} (protocol ${client.getNegotiatedProtocolVersion()}, ${client.getProtocolEra()} era)`,
-  );
+
+  /**
+   * One request with everything around it: status line, progress bar, the idle timeout, Ctrl-C
+   * and `c` to cancel (sent to the server as notifications/cancelled), reconnect and resend once
+   * when the server forgot the session.
+   */
+  async function request<T>(
+    label: string,
+    send: (options: RequestOptions) => Promise<T>,
+  ): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      if (!link.alive) {
+        if (link.isStdio && o.interactive)
+          throw new HostError('ELICIT_HOST_GONE', 'The server is not running.');
+        status.set(link.isStdio ? 'restarting server…' : 'reconnecting…');
+        await link.reopen();
+      }
+      const controller = new AbortController();
+      let cancelled = false;
+      let timedOut = false;
+      const timer = new IdleTimer(limits.callTimeoutMs, () => {
+        timedOut = true;
+        controller.abort();
+      });
+      const call: ActiveCall & { timer: IdleTimer } = {
+        label,
+        signal: controller.signal,
+        pages: new Map(),
+        timer,
+        cancel: () => {
+          cancelled = true;
+          controller.abort();
+        },
+        retryNow: () => link.elicit.retryNow(),
+        pendingCount: () => link.elicit.pending.size,
+      };
+      active = call;
+      status.set(`${label}…  (Ctrl-C cancels)`);
+      keys.on((key) => {
+        if (key === '\u0003') {
+          interrupts++;
+          if (cancelled || interrupts >= 2) {
+            interrupts = 2;
+            controller.abort();
+          } else {
+            say('Cancelling… (Ctrl-C again quits)');
+            call.cancel();
+          }
+        } else if (key === 'c' || key === '\u001b') call.cancel();
+      });
+      try {
+        return await send({
+          signal: controller.signal,
+          timeout: NO_SDK_TIMEOUT,
+          onprogress: (progress) => {
+            timer.reset();
+            const message =
+              typeof progress.message === 'string' ? ` ${inert(progress.message, 80, false)}` : '';
+            status.set(`${label} ${progressBar(progress.progress, progress.total)}${message}`);
+          },
+        });
+      } catch (error) {
+        if (cancelled || quitCode() !== undefined) throw new Cancelled();
+        if (timedOut)
+          throw new HostError(
+            'ELICIT_HOST_TIMEOUT',
+            `No answer from the server within ${Math.round(limits.callTimeoutMs / 1000)} s (--timeout); the call was cancelled.`,
+          );
+        if (isAbort(error)) throw new Cancelled();
+        if (attempt === 0 && !link.isStdio && (isSessionGone(error) || isDisconnected(error))) {
+          // A restarted server no longer knows the session: a new one, and the request again
+          // (it was refused before it ran).
+          say('The server lost the session (restarted?); reconnecting…');
+          status.set('reconnecting…');
+          try {
+            await link.reopen();
+          } catch (reconnect) {
+            throw reconnect instanceof HostError
+              ? reconnect
+              : new HostError('ELICIT_HOST_CONNECT', describeFailure(reconnect));
+          }
+          continue;
+        }
+        throw new HostError('ELICIT_HOST_CALL', describeFailure(error, link.child()), {
+          cause: error,
+        });
+      } finally {
+        keys.off();
+        timer.stop();
+        status.set('');
+        active = undefined;
+      }
+    }
+  }
+
+  const failure = (error: unknown) =>
+    error instanceof HostError ? error.message : describeFailure(error, link.child());
+
   try {
-    const { tools } = (await client.listTools()) as { tools: Tool[] };
+    if (!(await connect())) return 2;
     if (!o.interactive) {
-      for (const t of tools)
+      for (const t of lists.tools)
         out(`  tool ${inert(t.name, 80, false)}: ${inert(t.description ?? '', 200, false)}`);
-      let status = 0;
-      for (const call of o.calls ?? []) {
-        if (!tools.some((t) => t.name === call.name)) {
-          out(`No tool named ${JSON.stringify(call.name)}.`);
+      let code = 0;
+      for (const c of o.calls ?? []) {
+        if (!lists.tools.some((t) => t.name === c.name)) {
+          out(`No tool named ${JSON.stringify(c.name)}.`);
           return 2;
         }
-        out(`\n▶ ${call.name} ${JSON.stringify(call.args ?? {})}`);
-        const result = await elicit.callTool(
-          { name: call.name, arguments: call.args ?? {} },
-          { timeout: 600_000 },
-        );
-        out(`◀ ${result.isError === true ? 'error: ' : ''}${resultText(result)}`);
-        if (result.isError === true) status = 1;
+        out(`\n▶ ${c.name} ${JSON.stringify(c.args ?? {})}`);
+        try {
+          const result = await request(`Calling ${c.name}`, (options) =>
+            link.elicit.callTool({ name: c.name, arguments: c.args ?? {} }, options),
+          );
+          out(`◀ ${result.isError === true ? 'error: ' : ''}${renderToolResult(result, limits)}`);
+          if (result.isError === true) code = 1;
+        } catch (error) {
+          if (error instanceof Cancelled) {
+            out('Cancelled.');
+            return 130;
+          }
+          out(`The call failed: ${failure(error)}`);
+          code = 1;
+        }
       }
-      return status;
+      return code;
     }
-    for (;;) {
-      const choice = await p.select({
-        ...io,
-        message: 'Call a tool',
-        options: [
-          ...tools.map((t) => ({
-            value: t.name,
-            label: inert(t.title ?? t.name, 60, false),
-            hint: inert(t.description ?? '', 80, false),
-          })),
-          { value: '\u0000quit', label: 'Quit' },
-        ],
-      });
-      if (p.isCancel(choice) || choice === '\u0000quit') return 0;
-      const tool = tools.find((t) => t.name === choice) as Tool;
-      const args = await askArguments(tool, base, io);
-      if (args === undefined) continue;
-      spinning = `Calling ${tool.name}…`;
-      spin.resume();
-      try {
-        const result = await elicit.callTool(
-          { name: tool.name, arguments: args },
-          { timeout: 600_000 },
-        );
-        spin.stop();
-        spinning = '';
-        if (result.isError === true) p.log.error(resultText(result), io);
-        else p.log.success(resultText(result), io);
-      } catch (error) {
-        spin.stop();
-        spinning = '';
-        p.log.error(`The call failed: ${inert((error as Error).message, 500)}`, io);
-      }
-    }
+    return await menuLoop();
   } catch (error) {
-    out(`Failed: ${(error as Error).message}`);
+    status.set('');
+    out(`Failed: ${failure(error)}`);
     return 1;
   } finally {
-    await client.close();
+    process.off('SIGINT', onSigint);
+    status.set('');
+    keys.off();
+    await link.close();
+  }
+
+  async function menuLoop(): Promise<number> {
+    for (;;) {
+      flush();
+      if (!link.alive && link.isStdio) {
+        const choice = await p.select({
+          ...io,
+          message: 'The server is not running.',
+          options: [
+            { value: 'restart', label: 'Restart the server' },
+            { value: 'quit', label: 'Quit' },
+          ],
+        });
+        if (p.isCancel(choice)) return 130;
+        if (choice === 'quit') return 0;
+        if (!(await connect())) continue;
+      }
+      menu = new AbortController();
+      const options = [
+        ...lists.tools.map((t) => ({
+          value: `t\u0000${t.name}`,
+          label: inert(t.title ?? t.name, 60, false),
+          hint: inert(t.description ?? '', 80, false),
+        })),
+        ...lists.prompts.map((t) => ({
+          value: `p\u0000${t.name}`,
+          label: `prompt: ${inert(t.title ?? t.name, 60, false)}`,
+          hint: inert(t.description ?? '', 80, false),
+        })),
+        ...lists.resources.map((t) => ({
+          value: `r\u0000${t.uri ?? ''}`,
+          label: `resource: ${inert(t.title ?? t.name, 60, false)}`,
+          hint: inert(t.uri ?? '', 80, false),
+        })),
+        { value: 'q\u0000', label: 'Quit' },
+      ];
+      ui.promptStart();
+      let choice: unknown;
+      try {
+        choice = await p.select({
+          ...io,
+          message:
+            lists.prompts.length + lists.resources.length > 0
+              ? 'Call a tool, get a prompt or read a resource'
+              : 'Call a tool',
+          options,
+          signal: menu.signal,
+        });
+      } finally {
+        ui.promptEnd();
+      }
+      const redraw = menu.signal.aborted;
+      menu = undefined;
+      if (p.isCancel(choice)) {
+        if (redraw) continue; // news arrived (a log line, changed lists): show the menu again
+        return 130;
+      }
+      const [kind, name = ''] = String(choice).split('\u0000');
+      if (kind === 'q') return 0;
+      try {
+        if (kind === 't') {
+          const tool = lists.tools.find((t) => t.name === name) as Named;
+          const args = await askArguments(tool.name, tool.description, tool.inputSchema, base, io);
+          if (args === undefined) continue;
+          const result = await request(`Calling ${inert(tool.name, 60, false)}`, (options) =>
+            link.elicit.callTool({ name: tool.name, arguments: args }, options),
+          );
+          if (result.isError === true) p.log.error(renderToolResult(result, limits), io);
+          else p.log.success(renderToolResult(result, limits), io);
+        } else if (kind === 'p') {
+          const prompt = lists.prompts.find((t) => t.name === name) as Named;
+          const args = await askArguments(
+            prompt.name,
+            prompt.description,
+            promptSchema(prompt.arguments ?? []),
+            base,
+            io,
+          );
+          if (args === undefined) continue;
+          const result = await request(
+            `Getting prompt ${inert(prompt.name, 60, false)}`,
+            (options) =>
+              link.client.getPrompt({ name: prompt.name, arguments: stringArgs(args) }, options),
+          );
+          p.log.success(renderPrompt(result, limits), io);
+        } else if (kind === 'r') {
+          const result = await request(`Reading ${inert(name, 80, false)}`, (options) =>
+            link.client.readResource({ uri: name }, options),
+          );
+          p.log.success(renderResource(result, limits), io);
+        }
+      } catch (error) {
+        if (quitCode() !== undefined) return 130;
+        if (error instanceof Cancelled) {
+          interrupts = 0;
+          p.log.warn('Cancelled. The server was told to stop.', io);
+        } else p.log.error(`The request failed: ${failure(error)}`, io);
+      }
+    }
   }
 }
 
-/** Arguments for a tool: a form when the input schema is flat, JSON otherwise. */
+/** Prompt arguments are strings: a flat form of text fields. */
+function promptSchema(args: readonly { name: string; description?: string; required?: boolean }[]) {
+  const properties: Record<string, unknown> = {};
+  for (const a of args)
+    Object.defineProperty(properties, a.name, {
+      value: { type: 'string', title: a.name, description: a.description },
+      enumerable: true,
+    });
+  return {
+    type: 'object',
+    properties,
+    required: args.filter((a) => a.required === true).map((a) => a.name),
+  };
+}
+
+function stringArgs(args: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(args))
+    if (v !== undefined && v !== '')
+      Object.defineProperty(out, k, { value: String(v), enumerable: true });
+  return out;
+}
+
+/** Arguments: a form when the input schema is flat, JSON otherwise. */
 async function askArguments(
-  tool: Tool,
+  name: string,
+  description: string | undefined,
+  inputSchema: unknown,
   renderer: Renderer,
   io: { input: Readable; output: Writable },
 ): Promise<Record<string, unknown> | undefined> {
-  const schema = tool.inputSchema as { properties?: Record<string, unknown> } | undefined;
+  const schema = inputSchema as { properties?: Record<string, unknown> } | undefined;
   if (schema?.properties === undefined || Object.keys(schema.properties).length === 0) return {};
   try {
     const { form } = fromJsonSchema(schema);
     const response = await renderer.form(
       {
-        server: { name: 'elicit', title: `Arguments for ${tool.name}` },
-        message: inert(tool.description ?? tool.name, 500),
+        server: { name: 'elicit', title: `Arguments for ${name}` },
+        message: inert(description ?? name, 500),
         schema: form.schema,
         issues: [],
         initial: applyDefaults(form.schema, {}),
@@ -216,7 +554,7 @@ async function askArguments(
     for (;;) {
       const text = await p.text({
         ...io,
-        message: `Arguments for ${tool.name} (JSON)`,
+        message: `Arguments for ${inert(name, 60, false)} (JSON)`,
         initialValue: '{}',
       });
       if (p.isCancel(text)) return undefined;

@@ -13,8 +13,10 @@ import {
   LATEST_REVISION,
   type Revision,
 } from '../schema/index.ts';
-import { runConnect, type Target } from './connect.ts';
+import { LOG_LEVELS, type LogLevel, runConnect, type Target } from './connect.ts';
 import { runDemo } from './demo.ts';
+import { HostError } from './host/errors.ts';
+import { parseEnvAssignment, parseHeader, readEnvFile } from './host/transport.ts';
 
 const HELP: Record<string, string> = {
   main: `elicit: complete and safe MCP elicitation
@@ -25,6 +27,7 @@ Usage:
   elicit connect <url> [options]             a terminal host for an MCP server over HTTP
   elicit connect [options] -- <command> ...  … or over stdio
   elicit check <schema.json> [--revision R]  check a requestedSchema against the restricted subset
+  elicit logout <url>                        forget the saved sign-in for a server
 
 Run "elicit <command> --help" for the options of a command.
 `,
@@ -47,10 +50,24 @@ Options:
   --args <json>              arguments for the preceding --call
   --policy <p>               accept-defaults | decline | cancel, for requests no answer matches
   --open-urls                in non-interactive runs, open consented URL-mode pages
+  --env KEY=VALUE            environment for a stdio server (repeatable; it also inherits yours)
+  --env-file <file>          KEY=VALUE lines for a stdio server (# comments, quotes)
+  --header "Name: value"     HTTP request header (repeatable), e.g. "Authorization: Bearer …"
+  --connect-timeout <s>      give up connecting after this many seconds (default 30)
+  --timeout <s>              cancel a call after this many seconds of silence from the server
+                             (default 60; progress resets it; paused while you answer a form)
+  --log-level <level>        server log messages to show: debug|info|notice|warning|error|…
+                             (default info; sent to the server with logging/setLevel)
   --help                     this text
 
-Without a terminal, or with --answers or --call, it runs non-interactively and exits
-non-zero if a tool call fails.
+Keys while a call runs: Ctrl-C or c cancels it (the server is told), a second Ctrl-C quits
+(exit code 130). Without a terminal, or with --answers or --call, it runs non-interactively
+and exits non-zero if a tool call fails.
+`,
+  logout: `elicit logout <url>
+
+Deletes what elicit keeps to reconnect to a server without signing in again (its client
+registration and tokens, in $XDG_CONFIG_HOME/elicit/auth or ~/.config/elicit/auth).
 `,
   check: `elicit check <schema.json> [--revision 2025-06-18|2025-11-25|2026-07-28]
 
@@ -105,6 +122,25 @@ async function connect(argv: string[]): Promise<number> {
   let answersFile: string | undefined;
   let policy: string | undefined;
   let openUrls = false;
+  let logLevel: string | undefined;
+  let connectTimeout: number | undefined;
+  let callTimeout: number | undefined;
+  const env: Record<string, string> = {};
+  const headers: Record<string, string> = {};
+  const seconds = (name: string, text: string) => {
+    const n = Number(text);
+    if (!Number.isFinite(n) || n <= 0 || n > 86_400)
+      fail(`${name} takes seconds between 0 and 86400; got ${JSON.stringify(text)}`);
+    return Math.round(n * 1000);
+  };
+  const hostOption = <T>(f: () => T): T => {
+    try {
+      return f();
+    } catch (error) {
+      if (error instanceof HostError) fail(error.message);
+      throw error;
+    }
+  };
   const calls: { name: string; args?: Record<string, unknown> }[] = [];
   const positional: string[] = [];
   for (let i = 0; i < opts.length; i++) {
@@ -114,6 +150,21 @@ async function connect(argv: string[]): Promise<number> {
     else if (a === '--answers') answersFile = value();
     else if (a === '--policy') policy = value();
     else if (a === '--open-urls') openUrls = true;
+    else if (a === '--env') {
+      const [k, v] = hostOption(() => parseEnvAssignment(value()));
+      env[k] = v;
+    } else if (a === '--env-file') {
+      const file = value();
+      Object.assign(
+        env,
+        hostOption(() => readEnvFile(file)),
+      );
+    } else if (a === '--header') {
+      const [k, v] = hostOption(() => parseHeader(value()));
+      headers[k] = v;
+    } else if (a === '--connect-timeout') connectTimeout = seconds(a, value());
+    else if (a === '--timeout') callTimeout = seconds(a, value());
+    else if (a === '--log-level') logLevel = value();
     else if (a === '--call') calls.push({ name: value() });
     else if (a === '--args') {
       const last = calls.at(-1) ?? fail('--args must follow a --call');
@@ -155,6 +206,14 @@ async function connect(argv: string[]): Promise<number> {
   }
   if (policy !== undefined && !['accept-defaults', 'decline', 'cancel'].includes(policy))
     fail(`--policy must be accept-defaults, decline or cancel; got ${policy}`);
+  if (logLevel !== undefined && !(LOG_LEVELS as readonly string[]).includes(logLevel))
+    fail(`--log-level must be one of ${LOG_LEVELS.join(', ')}; got ${logLevel}`);
+  if (Object.keys(env).length > 0 && 'url' in target)
+    fail(
+      '--env and --env-file are for stdio servers (elicit connect -- <command>); use --header for HTTP',
+    );
+  if (Object.keys(headers).length > 0 && !('url' in target))
+    fail('--header is for HTTP servers; use --env for a stdio server');
   const interactive =
     process.stdin.isTTY === true && answersFile === undefined && calls.length === 0;
   return runConnect({
@@ -165,9 +224,25 @@ async function connect(argv: string[]): Promise<number> {
     policy: policy as 'accept-defaults' | 'decline' | 'cancel' | undefined,
     openUrls: openUrls || urls === 'open',
     calls,
+    env,
+    headers,
+    logLevel: logLevel as LogLevel | undefined,
+    limits: {
+      ...(connectTimeout === undefined ? {} : { connectTimeoutMs: connectTimeout }),
+      ...(callTimeout === undefined ? {} : { callTimeoutMs: callTimeout }),
+    },
     input: process.stdin,
     output: process.stdout,
   });
+}
+
+async function logout(args: string[]): Promise<number> {
+  const url = args[0] ?? fail('elicit logout needs the server URL: elicit logout <url>');
+  if (!URL.canParse(url)) fail(`${JSON.stringify(url)} is not a URL`);
+  const { forgetSignIn } = await import('./auth.ts');
+  const forgot = await forgetSignIn(url);
+  process.stdout.write(forgot ? `Signed out of ${url}.\n` : `No saved sign-in for ${url}.\n`);
+  return 0;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -210,6 +285,8 @@ async function main(argv: string[]): Promise<number> {
       return connect(rest);
     case 'check':
       return check(rest);
+    case 'logout':
+      return logout(rest);
     default:
       fail(`unknown command ${JSON.stringify(command)}; see elicit --help`);
   }

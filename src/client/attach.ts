@@ -142,7 +142,9 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
       retryHooks.clear();
     },
     async callTool(params, callOptions) {
-      const seen = new Set<string>();
+      // Pages whose completion was announced: asked for again means the server is looping. A
+      // page retried early (retryNow before its completion) is only still pending.
+      const finished = new Set<string>();
       const maxRetries = options.maxUrlRetries ?? 3;
       for (let round = 0; ; round++) {
         try {
@@ -160,7 +162,7 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
               return u;
             }
           };
-          if (elicitations.length > 0 && elicitations.every((e) => seen.has(pageOf(e.url)))) {
+          if (elicitations.length > 0 && elicitations.every((e) => finished.has(pageOf(e.url)))) {
             throw new ElicitError(
               'ELICIT_URL_LOOP',
               `${identityOf(client).name} asked again for the same page(s) after they completed; stopped to avoid a loop.`,
@@ -173,7 +175,6 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
           });
           const ids: string[] = [];
           for (const e of elicitations) {
-            seen.add(pageOf(e.url));
             inflight.add(e.elicitationId);
             let result: Awaited<ReturnType<typeof handle>>;
             try {
@@ -189,6 +190,8 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
             ids.push(e.elicitationId);
           }
           await waitFor(ids, callOptions?.signal);
+          for (const e of elicitations)
+            if (completed.has(e.elicitationId)) finished.add(pageOf(e.url));
           options.renderer.notice?.({ type: 'retrying', tool: params.name });
         }
       }

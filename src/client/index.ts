@@ -19,7 +19,14 @@ export {
   type ScriptedOptions,
   scriptedRenderer,
 } from './scripted.ts';
-export { FormSession, type ReviewRow } from './session.ts';
+export {
+  type FormProblem,
+  FormSession,
+  type FormStart,
+  type ReviewRow,
+  type SafeText,
+  type SubmitResult,
+} from './session.ts';
 export type {
   ClientEvent,
   FormRequest,

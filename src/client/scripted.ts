@@ -1,9 +1,11 @@
 /**
  * A renderer that answers from a script or a policy: for tests, CI and agents. It writes what
- * a person would have seen to `log`, so a non-interactive run still shows every request.
+ * a person would have seen to `log`, so a non-interactive run still shows every request. Answers
+ * go through a FormSession, as a person's would in the other renderers.
  */
-import { applyDefaults } from '../schema/index.ts';
+import type { Field } from '../schema/index.ts';
 import { inert } from './inert.ts';
+import { FormSession } from './session.ts';
 import type {
   ClientEvent,
   FormRequest,
@@ -37,12 +39,13 @@ export function describeUrl(request: UrlRequest): string[] {
   const lines = [
     `${inert(request.server.title ?? request.server.name, 80, false)} wants you to open a page: ${inert(request.message, 500)}`,
   ];
-  for (const w of a.warnings) lines.push(`  [${w.severity}] ${w.message}`);
-  if (a.verdict === 'refused') lines.push(`  refused: ${a.refusal?.message ?? ''}`);
+  for (const w of a.warnings) lines.push(`  [${w.severity}] ${inert(w.message, 500, false)}`);
+  if (a.verdict === 'refused')
+    lines.push(`  refused: ${inert(a.refusal?.message ?? '', 500, false)}`);
   else
     lines.push(
-      `  ${a.segments.map((s) => (s.part === 'domain' ? `[${s.text}]` : s.text)).join('')}`,
-      `  site: ${a.site}`,
+      `  ${a.segments.map((s) => (s.part === 'domain' ? `[${inert(s.text, 500, false)}]` : inert(s.text, 500, false))).join('')}`,
+      `  site: ${inert(a.site ?? '', 300, false)}`,
     );
   return lines;
 }
@@ -60,6 +63,19 @@ export function describeForm(request: FormRequest): string[] {
   return lines;
 }
 
+function enter(
+  session: FormSession,
+  content: Readonly<Record<string, unknown>>,
+  log: (line: string) => void,
+): void {
+  for (const name of Object.keys(content)) {
+    const f = session.field(name);
+    if (f === undefined)
+      log(`  (no field named ${inert(JSON.stringify(name), 80, false)}: ignored)`);
+    else session.set(f, content[name]);
+  }
+}
+
 export function scriptedRenderer(options: ScriptedOptions = {}): Renderer {
   const queue = [...(options.answers ?? [])];
   const log = options.log ?? (() => {});
@@ -70,7 +86,7 @@ export function scriptedRenderer(options: ScriptedOptions = {}): Renderer {
   return {
     async form(request): Promise<FormResponse> {
       for (const line of describeForm(request)) log(line);
-      const scripted = next(request.message);
+      let scripted = next(request.message);
       const action =
         scripted?.action ??
         (options.policy === 'decline'
@@ -82,7 +98,26 @@ export function scriptedRenderer(options: ScriptedOptions = {}): Renderer {
         log(`  → ${action}`);
         return { action };
       }
-      const content = scripted?.content ?? applyDefaults(request.schema, request.initial);
+      // The content is entered into the form as a person would: on top of the defaults and the
+      // previous attempt; while it has problems, the next matching answer corrects it.
+      const session = new FormSession(request);
+      while (scripted?.content !== undefined) {
+        enter(session, scripted.content, log);
+        const problems = session.problems();
+        if (problems.length === 0) break;
+        for (const p of problems)
+          log(
+            `  ✗ ${p.field === undefined ? '' : `${session.label(session.field(p.field) as Field)}: `}${p.message}`,
+          );
+        const correction = next(request.message);
+        if (correction === undefined) break;
+        if (correction.action !== 'accept') {
+          log(`  → ${correction.action}`);
+          return { action: correction.action };
+        }
+        scripted = correction;
+      }
+      const content = session.content();
       log(`  → accept ${JSON.stringify(content)}`);
       return { action: 'accept', content };
     },
@@ -96,7 +131,7 @@ export function scriptedRenderer(options: ScriptedOptions = {}): Renderer {
         return { action };
       }
       await request.open();
-      log(`  → opened ${request.analysis.href}`);
+      log(`  → opened ${inert(request.analysis.href ?? '', 10_000, false)}`);
       return { action: 'opened' };
     },
     notice(event: ClientEvent) {

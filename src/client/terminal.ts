@@ -3,13 +3,12 @@
  * a terminal. Shows which server asks and why, every field type with defaults pre-filled and
  * errors inline, a review step, and a URL consent screen with the site highlighted and warnings
  * on top. Esc or Ctrl+C cancels anywhere; at the review and consent steps `d` declines and `c`
- * cancels.
+ * cancels. Form state lives in a FormSession, shared with the other renderers.
  */
 import type { Readable, Writable } from 'node:stream';
 import { styleText } from 'node:util';
 import * as p from '@clack/prompts';
-import type { Field } from '../schema/index.ts';
-import { formatHint } from '../schema/index.ts';
+import { applyDefaults, type CompiledSchema, type Field, formatHint } from '../schema/index.ts';
 import { inert } from './inert.ts';
 import { FormSession } from './session.ts';
 import type {
@@ -30,7 +29,38 @@ export interface TerminalOptions {
 
 type Style = Parameters<typeof styleText>[0];
 
-export function terminalRenderer(options: TerminalOptions = {}): Renderer {
+/** A tool as a host lists it, for the arguments form. */
+export interface ToolInfo {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+}
+
+export interface TerminalRenderer extends Renderer {
+  /**
+   * A form for a tool's arguments (the host's own question, not the server's): ends with
+   * "Call <tool> with these arguments?" and Call / Edit / Cancel. Undefined when cancelled.
+   */
+  arguments(
+    tool: ToolInfo,
+    schema: CompiledSchema,
+  ): Promise<Readonly<Record<string, unknown>> | undefined>;
+}
+
+interface Wording {
+  readonly title: string;
+  readonly message: string;
+  readonly note: string;
+  readonly question: string;
+  readonly send: string;
+  readonly edit: string;
+  readonly decline: boolean;
+}
+
+/** The "Leave empty" choice of optional selects and yes/no fields (no option value can equal it). */
+const EMPTY: unique symbol = Symbol('leave empty');
+
+export function terminalRenderer(options: TerminalOptions = {}): TerminalRenderer {
   const output = options.output ?? process.stdout;
   const io = { input: options.input ?? process.stdin, output };
   const color =
@@ -65,45 +95,58 @@ export function terminalRenderer(options: TerminalOptions = {}): Renderer {
     const description =
       f.description === undefined ? '' : `\n${paint('dim', inert(f.description, 500))}`;
     const message = `${label}${description}`;
-    const current = session.value(f.name);
     for (;;) {
+      const current = session.value(f.name);
       let error: string | undefined;
-      if (f.kind === 'boolean') {
-        const v = await p.select({
+      if (f.kind === 'boolean' || f.kind === 'select') {
+        const options: { value: string | typeof EMPTY; label: string }[] =
+          f.kind === 'boolean'
+            ? [
+                { value: 'yes', label: 'Yes' },
+                { value: 'no', label: 'No' },
+              ]
+            : f.options.map((o) => ({ value: o.value, label: inert(o.label, 120, false) }));
+        if (!f.required) options.push({ value: EMPTY, label: 'Leave empty' });
+        const now =
+          f.kind === 'boolean'
+            ? current === true
+              ? 'yes'
+              : current === false
+                ? 'no'
+                : undefined
+            : typeof current === 'string'
+              ? current
+              : undefined;
+        // An optional field starts on "Leave empty" unless it has a value.
+        const v = await p.select<string | typeof EMPTY>({
           ...io,
           message,
-          options: [
-            { value: 'yes', label: 'Yes' },
-            { value: 'no', label: 'No' },
-            ...(f.required ? [] : [{ value: 'skip', label: 'Leave empty' }]),
-          ],
-          initialValue: current === true ? 'yes' : current === false ? 'no' : undefined,
+          options,
+          initialValue: now ?? (f.required ? undefined : EMPTY),
         });
         if (p.isCancel(v)) return 'cancel';
-        error = v === 'skip' ? session.enter(f, '') : session.set(f, v === 'yes');
-      } else if (f.kind === 'select') {
-        const v = await p.select({
-          ...io,
-          message,
-          options: f.options.map((o) => ({ value: o.value, label: inert(o.label, 120, false) })),
-          initialValue: typeof current === 'string' ? current : undefined,
-        });
-        if (p.isCancel(v)) return 'cancel';
-        error = session.set(f, v);
+        error =
+          v === EMPTY ? session.clear(f) : session.set(f, f.kind === 'boolean' ? v === 'yes' : v);
       } else if (f.kind === 'multiselect') {
+        // Ticks that failed validation are offered again as they were.
         const v = await p.multiselect({
           ...io,
           message,
           options: f.options.map((o) => ({ value: o.value, label: inert(o.label, 120, false) })),
-          initialValues: Array.isArray(current) ? (current as string[]) : [],
-          required: (f.minItems ?? 0) > 0,
+          initialValues: session.ticks(f.name),
+          // The session judges the count, with the same messages as every renderer.
+          required: false,
         });
         if (p.isCancel(v)) return 'cancel';
-        error = session.set(f, v);
+        // Nothing ticked on an optional field that had no value: it stays empty (left out).
+        error =
+          v.length === 0 && !f.required && current === undefined
+            ? session.clear(f)
+            : session.set(f, v);
       } else {
         // Only safe text is pre-filled (it is echoed as typed); anything else is shown inert, and an
-        // empty answer keeps the default.
-        const prefill = current === undefined ? '' : String(current);
+        // empty answer keeps it.
+        const prefill = session.text(f.name);
         const safe = inert(prefill, 10_000, false) === prefill;
         if (!safe)
           p.log.info(`Current value: ${inert(prefill, 200, false)} (leave empty to keep it)`, {
@@ -113,7 +156,8 @@ export function terminalRenderer(options: TerminalOptions = {}): Renderer {
           ...io,
           message,
           initialValue: safe ? prefill : '',
-          validate: (text) => session.enter(f, text ?? ''),
+          validate: (text) =>
+            !safe && (text ?? '') === '' ? undefined : session.enter(f, text ?? ''),
         });
         if (p.isCancel(v)) return 'cancel';
       }
@@ -122,57 +166,92 @@ export function terminalRenderer(options: TerminalOptions = {}): Renderer {
     }
   }
 
-  return {
-    async form(request: FormRequest): Promise<FormResponse> {
-      p.log.step(
-        `${paint('bold', who(request))} asks for input${request.attempt > 1 ? ` (attempt ${request.attempt})` : ''}`,
+  async function fill(request: FormRequest, wording: Wording): Promise<FormResponse> {
+    p.log.step(wording.title, { output });
+    if (wording.message !== '') p.log.message(wording.message, { output });
+    const session = new FormSession(request);
+    for (const f of session.fields) {
+      const error = session.error(f.name);
+      if (error !== undefined) p.log.error(`${session.label(f)}: ${error}`, { output });
+      if ((await ask(session, f)) === 'cancel') return { action: 'cancel' };
+    }
+    for (;;) {
+      const rows = session.review();
+      p.note(
+        rows
+          .map((r) => `${r.label}: ${r.value}${r.error ? paint('red', `  ← ${r.error}`) : ''}`)
+          .join('\n'),
+        wording.note,
         { output },
       );
-      p.log.message(inert(request.message, 2000), { output });
-      const session = new FormSession(request);
-      for (const f of session.fields) {
-        const error = session.error(f.name);
-        if (error !== undefined) p.log.error(`${session.label(f)}: ${error}`, { output });
-        if ((await ask(session, f)) === 'cancel') return { action: 'cancel' };
-      }
-      for (;;) {
-        const rows = session.review();
-        p.note(
-          rows
-            .map((r) => `${r.label}: ${r.value}${r.error ? paint('red', `  ← ${r.error}`) : ''}`)
-            .join('\n'),
-          'Review before sending',
-          { output },
-        );
-        const choice = await p.selectKey({
-          ...io,
-          message: `Send this to ${who(request)}?`,
-          options: [
-            { value: 's', label: 'Send' },
-            { value: 'e', label: 'Edit a field' },
-            { value: 'd', label: 'Decline' },
-            { value: 'c', label: 'Cancel' },
-          ],
-        });
-        if (p.isCancel(choice) || choice === 'c') return { action: 'cancel' };
-        if (choice === 'd') return { action: 'decline' };
-        if (choice === 's') {
-          if (rows.some((r) => r.error !== undefined)) {
-            p.log.error('Fix the marked fields first.', { output });
-            continue;
-          }
-          return session.accept();
+      const choice = await p.selectKey({
+        ...io,
+        message: wording.question,
+        options: [
+          { value: 's', label: wording.send },
+          { value: 'e', label: wording.edit },
+          ...(wording.decline ? [{ value: 'd', label: 'Decline' }] : []),
+          { value: 'c', label: 'Cancel' },
+        ],
+      });
+      if (p.isCancel(choice) || choice === 'c') return { action: 'cancel' };
+      if (choice === 'd') return { action: 'decline' };
+      if (choice === 's') {
+        const result = session.submit();
+        if (!result.ok) {
+          p.log.error('Fix the marked fields first.', { output });
+          continue;
         }
-        const name = await p.select({
-          ...io,
-          message: 'Which field?',
-          options: session.fields.map((f) => ({ value: f.name, label: session.label(f) })),
-        });
-        if (p.isCancel(name)) continue;
-        const field = session.fields.find((f) => f.name === name);
-        if (field !== undefined && (await ask(session, field)) === 'cancel')
-          return { action: 'cancel' };
+        return { action: 'accept', content: result.content };
       }
+      const name = await p.select({
+        ...io,
+        message: 'Which field?',
+        options: session.fields.map((f) => ({ value: f.name, label: session.label(f) })),
+      });
+      if (p.isCancel(name)) continue;
+      const field = session.field(name);
+      if (field !== undefined && (await ask(session, field)) === 'cancel')
+        return { action: 'cancel' };
+    }
+  }
+
+  return {
+    form(request: FormRequest): Promise<FormResponse> {
+      const asker = who(request);
+      return fill(request, {
+        title: `${paint('bold', asker)} asks for input${request.attempt > 1 ? ` (attempt ${request.attempt})` : ''}`,
+        message: inert(request.message, 2000),
+        note: 'Review before sending',
+        question: `Send this to ${asker}?`,
+        send: 'Send',
+        edit: 'Edit a field',
+        decline: true,
+      });
+    },
+
+    async arguments(tool: ToolInfo, schema: CompiledSchema) {
+      const name = inert(tool.title ?? tool.name, 80, false);
+      const response = await fill(
+        {
+          server: { name: tool.name },
+          message: '',
+          schema,
+          issues: [],
+          initial: applyDefaults(schema, {}),
+          attempt: 1,
+        },
+        {
+          title: `${paint('bold', name)}: arguments`,
+          message: tool.description === undefined ? '' : inert(tool.description, 2000),
+          note: 'Arguments',
+          question: `Call ${name} with these arguments?`,
+          send: 'Call',
+          edit: 'Edit an argument',
+          decline: false,
+        },
+      );
+      return response.action === 'accept' ? response.content : undefined;
     },
 
     async url(request: UrlRequest): Promise<UrlResponse> {
@@ -188,18 +267,20 @@ export function terminalRenderer(options: TerminalOptions = {}): Renderer {
       });
       p.log.message(inert(request.message, 2000), { output });
       if (a.verdict === 'refused') {
-        p.log.error(`Not opened: ${a.refusal?.message ?? ''}`, { output });
+        p.log.error(`Not opened: ${inert(a.refusal?.message ?? '', 300)}`, { output });
       } else {
         const shown = a.segments
-          .map((s) =>
-            s.part === 'domain'
-              ? paint('inverse', s.text)
+          .map((s) => {
+            const text = inert(s.text, 500, false);
+            return s.part === 'domain'
+              ? paint('inverse', text)
               : s.part === 'subdomain' || s.part === 'scheme'
-                ? paint('dim', s.text)
-                : s.text,
-          )
+                ? paint('dim', text)
+                : text;
+          })
           .join('');
-        p.note(`${shown}\n\nSite: ${paint('bold', a.site ?? '')}`, 'Address', { output });
+        const site = inert(a.site ?? '', 300, false);
+        p.note(`${shown}\n\nSite: ${paint('bold', site)}`, 'Address', { output });
       }
       const choice = await p.selectKey({
         ...io,
@@ -216,7 +297,7 @@ export function terminalRenderer(options: TerminalOptions = {}): Renderer {
       if (p.isCancel(choice) || choice === 'c') return { action: 'cancel' };
       if (choice === 'd') return { action: 'decline' };
       await request.open();
-      p.log.success(`Opened ${a.site} in your browser.`, { output });
+      p.log.success(`Opened ${inert(a.site ?? '', 300, false)} in your browser.`, { output });
       if (!request.awaitDone) return { action: 'opened' };
       const done = await p.selectKey({
         ...io,

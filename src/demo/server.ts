@@ -2,6 +2,7 @@
  * The demo server `elicit demo` starts: tools that show every kind of question elicit handles,
  * on both eras. Embedded defaults, no external service.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod';
 import { boolean, choice, choices, date, email, form, integer, text } from '../schema/index.ts';
 import {
@@ -27,6 +28,9 @@ const traveller = form({
   insurance: boolean({ title: 'Travel insurance', default: false }),
 });
 
+const COUNT_TO = 20;
+const PACE = { relaxed: 'Relaxed', packed: 'Packed' } as const;
+
 const FEELING = { loved: 'loved it', fine: 'found it fine', meh: 'did not like it' } as const;
 
 export interface DemoOptions {
@@ -42,7 +46,7 @@ export function demoServer(options: DemoOptions = {}): ElicitServer {
     name: 'elicit-demo',
     version: '0.1.0',
     instructions:
-      'A demo of MCP elicitation: try book_trip, feedback, open_docs, connect_calendar and set_api_key.',
+      'A demo of MCP elicitation: try book_trip, feedback, open_docs, connect_calendar and set_api_key; slow_count reports progress and can be cancelled; the trip_brief prompt asks before it answers.',
     ...(options.keyring === undefined ? {} : { keyring: options.keyring }),
     ...(options.connect === undefined ? {} : { connect: options.connect }),
   })
@@ -100,6 +104,53 @@ export function demoServer(options: DemoOptions = {}): ElicitServer {
         });
         return r.action === 'accept' ? 'You opened the page.' : `Not opened (${r.action}).`;
       },
+    )
+    .tool(
+      'slow_count',
+      {
+        title: 'Count slowly',
+        description: `Counts to ${COUNT_TO}, a step every half second, reporting progress; cancel it from the host.`,
+      },
+      async (_args, _ask, ctx) => {
+        const token = ctx.mcpReq._meta?.progressToken;
+        for (let step = 1; step <= COUNT_TO; step++) {
+          await sleep(500, undefined, { signal: ctx.mcpReq.signal });
+          if (token !== undefined)
+            await ctx.mcpReq.notify({
+              method: 'notifications/progress',
+              params: {
+                progressToken: token,
+                progress: step,
+                total: COUNT_TO,
+                message: `${step}…`,
+              },
+            });
+        }
+        return `Counted to ${COUNT_TO}.`;
+      },
+    )
+    .prompt(
+      'trip_brief',
+      {
+        title: 'Brief for a trip',
+        description: 'A brief for an assistant planning a day out; asks how you like to travel.',
+        argsSchema: z.object({ city: z.string().describe('Where to') }),
+      },
+      async ({ city }, ask) => {
+        const r = await ask.form('pace', form({ pace: choice(PACE, { title: 'Pace' }) }), {
+          message: `How do you like to spend a day in ${city}?`,
+        });
+        const pace =
+          r.action === 'accept' ? `at a ${PACE[r.content.pace].toLowerCase()} pace` : 'at any pace';
+        return {
+          messages: [
+            {
+              role: 'user',
+              content: { type: 'text', text: `Plan a day in ${city} ${pace}.` },
+            },
+          ],
+        };
+      },
     );
   if (options.connect !== undefined) {
     app.tool(
@@ -115,8 +166,9 @@ export function demoServer(options: DemoOptions = {}): ElicitServer {
           description: 'Any text will do in the demo.',
           fresh: true,
         });
+        // Nothing of the key reaches the model, not even its length or last characters.
         return r.action === 'accept'
-          ? `Saved your API key (${r.value.length} characters, ending in …${r.value.slice(-2)}).`
+          ? 'Saved your API key on the server.'
           : `No key saved (${r.action}).`;
       },
     );

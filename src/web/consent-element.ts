@@ -4,6 +4,7 @@
  * browsing context with `noopener,noreferrer`; nothing is fetched or preloaded before (the URL
  * is text, never a link); refused URLs show no open button.
  */
+import { inert } from '../client/inert.ts';
 import type { UrlAnalysis } from '../url/analyze.ts';
 import { ElicitElement } from './base.ts';
 import { BASE_CSS, el } from './styles.ts';
@@ -48,21 +49,25 @@ export class ElicitUrlConsentElement extends ElicitElement<ConsentDetail> {
         el('p', {
           class: `warn ${w.severity}`,
           part: `warning warning-${w.severity}`,
-          text: w.message,
+          text: inert(w.message, 500),
         }),
       );
     }
     const box = el('div', { class: 'box', part: 'container' }, warnings);
     box.append(
-      el('div', { class: 'who', part: 'server', text: `${r.server} wants you to open a page` }),
-      el('p', { class: 'message', part: 'message', text: r.message }),
+      el('div', {
+        class: 'who',
+        part: 'server',
+        text: `${inert(r.server, 80, false)} wants you to open a page`,
+      }),
+      el('p', { class: 'message', part: 'message', text: inert(r.message, 2000) }),
     );
     if (a.verdict === 'refused') {
       box.append(
         el('p', {
           class: 'error',
           part: 'refusal',
-          text: `This page cannot be opened: ${a.refusal?.message ?? ''}`,
+          text: `This page cannot be opened: ${inert(a.refusal?.message ?? '', 500)}`,
           attrs: { role: 'alert' },
         }),
       );
@@ -70,19 +75,23 @@ export class ElicitUrlConsentElement extends ElicitElement<ConsentDetail> {
       const url = el('p', {
         class: 'url',
         part: 'url',
-        attrs: { 'aria-label': `Address: ${a.display}` },
+        attrs: { 'aria-label': `Address: ${inert(a.display, 2000, false)}` },
       });
       for (const s of a.segments) {
-        if (s.part === 'domain') url.append(el('mark', { part: 'site', text: s.text }));
+        const text = inert(s.text, 500, false);
+        if (s.part === 'domain') url.append(el('mark', { part: 'site', text }));
         else
           url.append(
             el('span', {
               class: s.part === 'scheme' || s.part === 'subdomain' ? 'dim' : '',
-              text: s.text,
+              text,
             }),
           );
       }
-      box.append(url, el('p', { class: 'muted', text: `Site: ${a.site ?? ''}` }));
+      box.append(
+        url,
+        el('p', { class: 'muted', text: `Site: ${inert(a.site ?? '', 300, false)}` }),
+      );
     }
     const actions = el('div', { class: 'actions', part: 'actions' });
     let open: HTMLButtonElement | undefined;

@@ -3,16 +3,10 @@
  * defaults pre-filled, inline validation with the schema core's messages, a review state, and
  * Submit / Decline / Cancel (Escape = cancel). Emits one `elicit-response` event with
  * `{action, content}`; `content` is validated before the event fires. Server text is only ever
- * set as text.
+ * set as text. The form's state is a FormSession (elicit/client), as in the other renderers.
  */
-import {
-  applyDefaults,
-  type CompiledSchema,
-  coerceText,
-  compileSchema,
-  type Field,
-  formatHint,
-} from '../schema/index.ts';
+import { FormSession } from '../client/session.ts';
+import { type CompiledSchema, compileSchema, type Field, formatHint } from '../schema/index.ts';
 import { ElicitElement } from './base.ts';
 import { BASE_CSS, el } from './styles.ts';
 
@@ -37,9 +31,7 @@ let uid = 0;
 
 export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
   #request: FormElementRequest | undefined;
-  #schema: CompiledSchema | undefined;
-  #values: Record<string, unknown> = {};
-  #errors = new Map<string, string>();
+  #session: FormSession | undefined;
   #reviewing = false;
 
   get request(): FormElementRequest | undefined {
@@ -50,21 +42,18 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
     this.#request = request;
     this.reset();
     this.#reviewing = false;
-    this.#errors.clear();
-    try {
-      this.#schema =
-        request === undefined
-          ? undefined
-          : (request.schema ?? compileSchema(request.requestedSchema));
-    } catch (error) {
-      this.#schema = undefined;
-      this.#renderError((error as Error).message);
-      return;
-    }
-    if (this.#schema !== undefined) {
-      this.#values = { ...applyDefaults(this.#schema, {}), ...(request?.initial ?? {}) };
-      for (const i of request?.issues ?? [])
-        if (i.field !== undefined) this.#errors.set(i.field, i.message);
+    this.#session = undefined;
+    if (request !== undefined) {
+      try {
+        this.#session = new FormSession({
+          schema: request.schema ?? compileSchema(request.requestedSchema),
+          issues: request.issues ?? [],
+          ...(request.initial === undefined ? {} : { initial: request.initial }),
+        });
+      } catch (error) {
+        this.#renderError((error as Error).message);
+        return;
+      }
     }
     this.#render();
   }
@@ -95,8 +84,8 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
   }
 
   #render(): void {
-    const schema = this.#schema;
-    if (schema === undefined) {
+    const session = this.#session;
+    if (session === undefined) {
       this.root.replaceChildren();
       return;
     }
@@ -108,11 +97,14 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
     });
     if (this.#reviewing) {
       const list = el('dl', { part: 'review' });
-      for (const f of schema.fields)
-        list.append(el('dt', { text: f.title ?? f.name }), el('dd', { text: this.#display(f) }));
+      for (const f of session.fields)
+        list.append(
+          el('dt', { text: f.title ?? f.name }),
+          el('dd', { text: session.display(f, asText) }),
+        );
       form.append(el('p', { class: 'muted', text: 'Check your answers before sending.' }), list);
     } else {
-      for (const f of schema.fields) form.append(this.#field(f));
+      for (const f of session.fields) form.append(this.#field(session, f));
     }
     const actions = el(
       'div',
@@ -144,24 +136,11 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
     return b;
   }
 
-  #display(f: Field): string {
-    const v = this.#values[f.name];
-    if (v === undefined) return '—';
-    if (f.kind === 'select') return f.options.find((o) => o.value === v)?.label ?? String(v);
-    if (f.kind === 'multiselect')
-      return (
-        (v as string[]).map((x) => f.options.find((o) => o.value === x)?.label ?? x).join(', ') ||
-        '(none)'
-      );
-    if (f.kind === 'boolean') return v ? 'Yes' : 'No';
-    return String(v);
-  }
-
-  #field(f: Field): HTMLElement {
+  #field(session: FormSession, f: Field): HTMLElement {
     const id = `f${++uid}`;
     const errorId = `${id}-error`;
     const hintId = `${id}-hint`;
-    const error = this.#errors.get(f.name);
+    const error = session.error(f.name);
     const label = `${f.title ?? f.name}${f.required ? '' : ' (optional)'}`;
     const describedBy = [
       f.description === undefined ? '' : hintId,
@@ -185,26 +164,16 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
         ...(error === undefined ? { hidden: '' } : {}),
       },
     });
-    const set = (value: unknown) => {
-      if (value === undefined) delete this.#values[f.name];
-      else this.#values[f.name] = value;
-      const problem =
-        value === undefined
-          ? f.required
-            ? 'This field is required.'
-            : undefined
-          : this.#schema
-              ?.validate({ [f.name]: value })
-              .find((i) => i.field === f.name && i.code !== 'required')?.message;
-      if (problem === undefined) this.#errors.delete(f.name);
-      else this.#errors.set(f.name, problem);
+    // Shows the field's error (or none) after a change; the session keeps what was entered.
+    const show = (problem: string | undefined) => {
       errorNode.textContent = problem ?? '';
       errorNode.hidden = problem === undefined;
       for (const input of wrap.querySelectorAll('input,select')) {
         input.setAttribute('aria-invalid', problem === undefined ? 'false' : 'true');
       }
     };
-    const current = this.#values[f.name];
+    const set = (value: unknown) => show(session.set(f, value));
+    const current = session.value(f.name);
     if (
       f.kind === 'boolean' ||
       f.kind === 'multiselect' ||
@@ -215,15 +184,56 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
         { attrs: { ...(describedBy === '' ? {} : { 'aria-describedby': describedBy }) } },
         el('legend', { text: label }),
       );
-      if (f.kind === 'boolean') {
+      if (f.kind === 'boolean' && f.required) {
+        // Required: a checkbox, whose unchecked state is an answer (No).
         const box = el('input', { attrs: { type: 'checkbox', id, name: f.name } });
         box.checked = current === true;
         box.addEventListener('change', () => set(box.checked));
         group.append(
           el('label', { class: 'choice', attrs: { for: id } }, box, document.createTextNode('Yes')),
         );
+      } else if (f.kind === 'boolean') {
+        // Optional: None / Yes / No, so "not answered" stays distinct from No.
+        const choices: [string, string, boolean | undefined][] = [
+          ['', 'None', undefined],
+          ['yes', 'Yes', true],
+          ['no', 'No', false],
+        ];
+        for (const [value, text, answer] of choices) {
+          const oid = `${id}-${value || 'none'}`;
+          const radio = el('input', {
+            attrs: { type: 'radio', id: oid, name: `${id}-${f.name}`, value },
+          });
+          radio.checked = current === answer;
+          radio.addEventListener('change', () => set(answer));
+          group.append(
+            el(
+              'label',
+              { class: 'choice', attrs: { for: oid } },
+              radio,
+              document.createTextNode(text),
+            ),
+          );
+        }
       } else {
         const multi = f.kind === 'multiselect';
+        if (!multi && !f.required) {
+          // An optional choice can be left empty, also after picking one.
+          const oid = `${id}-none`;
+          const none = el('input', {
+            attrs: { type: 'radio', id: oid, name: `${id}-${f.name}`, value: '' },
+          });
+          none.checked = current === undefined;
+          none.addEventListener('change', () => set(undefined));
+          group.append(
+            el(
+              'label',
+              { class: 'choice', attrs: { for: oid } },
+              none,
+              document.createTextNode('None'),
+            ),
+          );
+        }
         f.options.forEach((o, i) => {
           const oid = `${id}-${i}`;
           const input = el('input', {
@@ -299,12 +309,11 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
         if (f.maxLength !== undefined) text.maxLength = f.maxLength;
         if (f.minLength !== undefined) text.minLength = f.minLength;
       }
+      const entered = session.text(f.name);
       text.value =
-        current === undefined
-          ? ''
-          : f.kind === 'text' && f.format === 'date-time'
-            ? String(current).slice(0, 16)
-            : String(current);
+        f.kind === 'text' && f.format === 'date-time' && !session.error(f.name)
+          ? entered.slice(0, 16)
+          : entered;
       if (f.kind === 'text' && f.format !== undefined)
         text.placeholder = formatHint(f.format).replace(/^Enter /, '');
       text.addEventListener('change', () => {
@@ -312,15 +321,7 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
         // datetime-local has no offset: the person's local time, sent in UTC.
         if (f.kind === 'text' && f.format === 'date-time' && raw !== '')
           raw = new Date(raw).toISOString().replace(/\.\d{3}Z$/, 'Z');
-        const coerced = coerceText(f, raw);
-        if (!coerced.ok) {
-          this.#errors.set(f.name, coerced.message);
-          errorNode.textContent = coerced.message;
-          errorNode.hidden = false;
-          text.setAttribute('aria-invalid', 'true');
-          return;
-        }
-        set(coerced.value);
+        show(session.enter(f, raw));
       });
       input = text;
     }
@@ -332,17 +333,20 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
   }
 
   #review(): void {
-    const schema = this.#schema as CompiledSchema;
+    const session = this.#session as FormSession;
     // Pick up values typed but not yet committed by a change event.
     for (const input of this.root.querySelectorAll<HTMLInputElement>(
       'input[type=text],input[type=email],input[type=url],input[type=date],input[type=number],input[type=datetime-local]',
     )) {
       input.dispatchEvent(new Event('change'));
     }
-    for (const issue of schema.validate(applyDefaults(schema, this.#values))) {
-      if (issue.field !== undefined) this.#errors.set(issue.field, issue.message);
-    }
-    if (this.#errors.size > 0) {
+    // Checkboxes answer even untouched: a required yes/no is No, a required multi-select is none.
+    for (const f of session.fields)
+      if (f.required && session.value(f.name) === undefined) {
+        if (f.kind === 'boolean') session.set(f, false);
+        else if (f.kind === 'multiselect') session.set(f, []);
+      }
+    if (!session.submit().ok) {
       this.#render();
       const first = this.root.querySelector<HTMLElement>('[aria-invalid="true"]');
       first?.focus();
@@ -360,15 +364,18 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
   }
 
   #submit(): void {
-    const schema = this.#schema as CompiledSchema;
-    const parsed = schema.parse(this.#values);
-    if (!parsed.ok) {
-      for (const i of parsed.issues)
-        if (i.field !== undefined) this.#errors.set(i.field, i.message);
+    const session = this.#session as FormSession;
+    const result = session.submit();
+    if (!result.ok) {
       this.#reviewing = false;
       this.#render();
       return;
     }
-    this.finish({ action: 'accept', content: { ...parsed.value } });
+    // What the person entered, as entered: filling in defaults is the host's choice (the client
+    // pipeline does it), not the form's.
+    this.finish({ action: 'accept', content: result.content });
   }
 }
+
+/** The elements set server text with textContent, so it needs no escaping, only a length cap. */
+const asText = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);

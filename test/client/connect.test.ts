@@ -33,6 +33,10 @@ function elicit(
     );
   });
 }
+async function until(done: () => boolean, ms = 10_000): Promise<void> {
+  for (const end = Date.now() + ms; !done() && Date.now() < end; )
+    await new Promise((r) => setTimeout(r, 50));
+}
 function answers(data: unknown): string {
   const file = join(dir, `answers-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(file, JSON.stringify(data));
@@ -123,6 +127,8 @@ describe('elicit connect', async () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('v1-fixture wants you to open a page: Sign in to your calendar');
     expect(r.stdout).toContain('◀ 3 meetings today (after 1 sign-in)');
+    // The stand-in browser is a detached process: its request may land after the host exits.
+    await until(() => hits === 1);
     expect(hits).toBe(1);
   });
   it('declining the URL step makes no request and fails the call', async () => {

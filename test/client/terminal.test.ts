@@ -79,9 +79,13 @@ describe('terminal renderer: forms', () => {
       required: ['name'],
     });
     const done = h.renderer.form(req, signal);
-    // name: too short first (inline error), then valid; age: keep default; ok: keep Yes; seat: Aisle; size: Small;
-    // extras: tick the first; review: send.
-    await h.type('A', ENTER, 'da', ENTER, ENTER, ENTER, DOWN, ENTER, ENTER, SPACE, ENTER, 's');
+    // name: too short first (inline error), then valid; age: keep default; ok: keep Yes; seat and
+    // size are optional, so they start on "Leave empty" (last): down wraps to the first option;
+    // seat: Aisle; size: Small; extras: tick the first; review: send.
+    await h.type(
+      ...['A', ENTER, 'da', ENTER, ENTER, ENTER],
+      ...[DOWN, DOWN, ENTER, DOWN, ENTER, SPACE, ENTER, 's'],
+    );
     const result = await done;
     expect(result).toEqual({
       action: 'accept',
@@ -126,6 +130,71 @@ describe('terminal renderer: forms', () => {
     expect(raw).toContain('A⟨ESC[31m⟩⟨U+202E⟩evil');
     expect(raw).not.toContain('\u202e');
     expect(raw).not.toContain('\u001b]8;;');
+  });
+});
+
+describe('terminal renderer: optional fields and corrections', () => {
+  it('optional yes/no, select and multi-select (even with minItems) can be left empty', async () => {
+    const h = harness();
+    const req = request({
+      type: 'object',
+      properties: {
+        agree: { type: 'boolean', title: 'Agree' },
+        seat: { type: 'string', title: 'Seat', enum: ['w', 'a'] },
+        extras: {
+          type: 'array',
+          title: 'Extras',
+          items: { type: 'string', enum: ['wifi', 'meal'] },
+          minItems: 1,
+        },
+      },
+    });
+    const done = h.renderer.form(req, signal);
+    // Enter on each prompt as it first appears, then send.
+    await h.type(ENTER, ENTER, ENTER, 's');
+    expect(await done).toEqual({ action: 'accept', content: {} });
+    expect(h.plain()).toContain('Leave empty');
+  });
+  it('a multi-select that fails its check comes back with the ticks as they were', async () => {
+    const h = harness();
+    const req = request({
+      type: 'object',
+      properties: {
+        extras: {
+          type: 'array',
+          title: 'Extras',
+          items: { type: 'string', enum: ['wifi', 'meal', 'seat'] },
+          maxItems: 1,
+        },
+      },
+    });
+    const done = h.renderer.form(req, signal);
+    // Tick wifi and meal (too many), then untick wifi only.
+    await h.type(SPACE, DOWN, SPACE, ENTER, SPACE, ENTER, 's');
+    expect(await done).toEqual({ action: 'accept', content: { extras: ['meal'] } });
+    expect(h.plain()).toContain('Choose at most 1.');
+  });
+});
+
+describe('terminal renderer: tool arguments', () => {
+  it('asks "Call <tool> with these arguments?" with Call, Edit and Cancel', async () => {
+    const h = harness();
+    const schema = compileSchema({
+      type: 'object',
+      properties: { city: { type: 'string', title: 'City', default: 'Oslo' } },
+    });
+    const done = h.renderer.arguments({ name: 'book_trip', description: 'Book a trip' }, schema);
+    await h.type(ENTER, 's');
+    expect(await done).toEqual({ city: 'Oslo' });
+    const screen = h.plain();
+    expect(screen).toContain('Call book_trip with these arguments?');
+    expect(screen).toContain('Edit an argument');
+    expect(screen).not.toContain('Decline');
+    expect(screen).not.toContain('Send this to');
+    const h2 = harness();
+    const cancelled = h2.renderer.arguments({ name: 'book_trip' }, schema);
+    await h2.type(ENTER, 'c');
+    expect(await cancelled).toBeUndefined();
   });
 });
 

@@ -12,9 +12,13 @@ export function freePort(): Promise<number> {
   });
 }
 
-export function startProcess(script: string, args: string[]): Promise<ChildProcess> {
+export function startProcess(
+  script: string,
+  args: string[],
+  nodeArgs: string[] = [],
+): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], {
+    const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const timer = setTimeout(() => reject(new Error(`${script} did not start`)), 20_000);

@@ -115,7 +115,7 @@ describe('<elicit-form>', () => {
     await page.keyboard.type('7.5');
     await page.keyboard.press('Tab'); // subscribe: keep checked
     await page.keyboard.press('Tab');
-    await page.keyboard.press('Space'); // plain: a
+    await page.keyboard.press('ArrowDown'); // plain (optional): from None to a
     await page.keyboard.press('Tab');
     await page.keyboard.press('ArrowDown'); // seat: radios, move to Aisle (selects it)
     await page.keyboard.press('Tab');
@@ -237,6 +237,33 @@ describe('<elicit-form>', () => {
     }
   });
 
+  it('fields named constructor and __proto__ start empty and can be answered', async () => {
+    const page = await browser.newPage();
+    await page.goto(site.url);
+    await page.waitForFunction(() => customElements.get('elicit-form') !== undefined);
+    // The schema goes in as JSON text: an object literal or Playwright's encoding would not keep
+    // an own `__proto__` property.
+    await page.evaluate((json) => {
+      const w = window as unknown as { answers: string[] };
+      w.answers = [];
+      const element = document.createElement('elicit-form') as HTMLElement & { request: unknown };
+      element.addEventListener('elicit-response', (e) =>
+        w.answers.push(JSON.stringify((e as CustomEvent).detail)),
+      );
+      document.getElementById('root')?.append(element);
+      element.request = { server: 'S', message: 'M', requestedSchema: JSON.parse(json) };
+    }, '{"type":"object","properties":{"constructor":{"type":"string"},"__proto__":{"type":"array","items":{"type":"string","enum":["x","y"]}}},"required":["__proto__"]}');
+    expect(await page.inputValue('elicit-form [data-field="constructor"] input')).toBe('');
+    await page.check('elicit-form [data-field="__proto__"] input[value="y"]');
+    await page.click('elicit-form [part=submit]');
+    await page.waitForSelector('elicit-form dl');
+    await page.click('elicit-form [part=submit]');
+    expect(await page.evaluate(() => (window as unknown as { answers: string[] }).answers)).toEqual(
+      ['{"action":"accept","content":{"__proto__":["y"]}}'],
+    );
+    await page.close();
+  });
+
   it('renders every server string as inert text: no script runs, no link or image is created', async () => {
     const x =
       '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script><a href="javascript:window.__xss=3">click</a> https://evil.example';
@@ -323,6 +350,31 @@ describe('<elicit-url-consent>', () => {
       expect(opened).toEqual([[analysis.href, '_blank', 'noopener,noreferrer']]);
       expect(await responses(page)).toEqual([{ action: 'opened' }]);
     }
+    await page.close();
+  });
+  it('shows the server name, message, warnings and address inert (bidi, controls, tags)', async () => {
+    const analysis = analyzeUrl('https://example.com/');
+    const page = await pageWith('elicit-url-consent', {
+      server: 'Cal\u202eendar',
+      message: 'Sign\u0085 in\u{e0041}',
+      analysis: {
+        ...analysis,
+        site: 'exa\u2066mple.com',
+        segments: [
+          { text: 'https://', part: 'scheme' },
+          { text: 'exa\u2066mple.com', part: 'domain' },
+        ],
+        warnings: [{ code: 'idn', severity: 'info', message: 'w\u200b' }],
+      },
+    });
+    const text = await page.evaluate(
+      () => document.querySelector('elicit-url-consent')?.shadowRoot?.textContent ?? '',
+    );
+    expect(text).toContain('Cal⟨U+202E⟩endar wants you to open a page');
+    expect(text).toContain('Sign⟨U+0085⟩ in⟨U+E0041⟩');
+    expect(text).toContain('exa⟨U+2066⟩mple.com');
+    expect(text).toContain('w⟨U+200B⟩');
+    expect(/[\u0085\u200b\u202e\u2066\u{e0041}]/u.test(text)).toBe(false);
     await page.close();
   });
 });

@@ -24,18 +24,43 @@ interface Tool {
   inputSchema?: { properties?: Record<string, unknown> };
 }
 
-async function argumentsFor(tool: Tool): Promise<Record<string, unknown> | undefined> {
-  if (
-    tool.inputSchema?.properties === undefined ||
-    Object.keys(tool.inputSchema.properties).length === 0
-  )
-    return {};
-  const { form } = fromJsonSchema(tool.inputSchema);
+interface Prompt {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: { name: string; description?: string; required?: boolean }[];
+}
+
+interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/**
+ * Arguments through an <elicit-form> built from a JSON schema; undefined when declined, or when
+ * the schema is not one a form can show (said in the log).
+ */
+async function argumentsFor(
+  title: string,
+  schema: { properties?: Record<string, unknown> } | undefined,
+): Promise<Record<string, unknown> | undefined> {
+  if (schema?.properties === undefined || Object.keys(schema.properties).length === 0) return {};
+  let form: ReturnType<typeof fromJsonSchema>['form'];
+  try {
+    form = fromJsonSchema(schema).form;
+  } catch (error) {
+    log(
+      `The arguments of ${title} cannot be shown as a form: ${(error as Error).message}`,
+      'error',
+    );
+    return undefined;
+  }
   const element = document.createElement('elicit-form') as ElicitFormElement;
   $('prompts').append(element);
   element.request = {
     server: 'elicit (this page)',
-    message: `Arguments for ${tool.title ?? tool.name}`,
+    message: `Arguments for ${title}`,
     schema: form.schema,
   };
   const detail = await new Promise<ElicitResponseDetail>((resolve) =>
@@ -47,6 +72,91 @@ async function argumentsFor(tool: Tool): Promise<Record<string, unknown> | undef
   );
   element.remove();
   return detail.action === 'accept' ? detail.content : undefined;
+}
+
+/** A prompt's declared arguments as the JSON schema of a form (all are strings). */
+function promptSchema(prompt: Prompt): { properties?: Record<string, unknown> } {
+  const args = prompt.arguments ?? [];
+  return {
+    type: 'object',
+    properties: Object.fromEntries(
+      args.map((a) => [
+        a.name,
+        { type: 'string', title: a.name, ...(a.description ? { description: a.description } : {}) },
+      ]),
+    ),
+    required: args.filter((a) => a.required === true).map((a) => a.name),
+  } as { properties?: Record<string, unknown> };
+}
+
+/**
+ * A running request: a row with a progress bar and a Cancel button. Cancel aborts the signal;
+ * the SDK then sends notifications/cancelled (or, on 2026-07-28, ends the request's stream).
+ */
+async function activity<T>(
+  kind: 'tool' | 'prompt',
+  name: string,
+  label: string,
+  run: (signal: AbortSignal, onprogress: (p: Progress) => void) => Promise<T>,
+): Promise<T | undefined> {
+  const row = document.createElement('div');
+  row.className = 'call';
+  row.dataset[kind] = name;
+  const title = document.createElement('span');
+  title.className = 'label';
+  title.textContent = label;
+  const bar = document.createElement('progress');
+  bar.setAttribute('aria-label', `Progress of ${label}`);
+  const detail = document.createElement('span');
+  detail.className = 'detail';
+  const cancel = document.createElement('button');
+  cancel.type = 'button';
+  cancel.className = 'cancel';
+  cancel.textContent = 'Cancel';
+  row.append(title, bar, detail, cancel);
+  $('calls').append(row);
+  const controller = new AbortController();
+  cancel.addEventListener('click', () => controller.abort(new Error(`${label} was cancelled`)), {
+    once: true,
+  });
+  const onprogress = (p: Progress) => {
+    // Numbers from the server are checked before they reach the bar; text is set as text.
+    const total =
+      typeof p.total === 'number' && Number.isFinite(p.total) && p.total > 0 ? p.total : 0;
+    const done = Number.isFinite(p.progress) && p.progress >= 0 ? p.progress : 0;
+    if (total > 0) {
+      bar.max = total;
+      bar.value = Math.min(done, total);
+      row.dataset.percent = String(Math.round((bar.value / total) * 100));
+    } else bar.removeAttribute('value');
+    detail.textContent =
+      typeof p.message === 'string' ? p.message.slice(0, 120) : total > 0 ? `${done}/${total}` : '';
+  };
+  try {
+    return await run(controller.signal, onprogress);
+  } catch (error) {
+    if (controller.signal.aborted) log(`✕ ${label}: cancelled.`, 'muted');
+    else throw error;
+    return undefined;
+  } finally {
+    row.remove();
+  }
+}
+
+const textOf = (content: unknown): string => {
+  const items = Array.isArray(content) ? content : [content];
+  return (items as { type?: string; text?: string }[])
+    .map((c) => (c?.type === 'text' ? (c.text ?? '') : `[${c?.type ?? 'content'}]`))
+    .join('\n');
+};
+
+function button(kind: 'tool' | 'prompt', name: string, label: string, hint: string) {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.textContent = label;
+  b.dataset[kind] = name;
+  b.title = hint;
+  return b;
 }
 
 async function start(era: string): Promise<void> {
@@ -63,33 +173,64 @@ async function start(era: string): Promise<void> {
   await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', location.href)));
   log(`Connected (${client.getProtocolEra()} era, ${client.getNegotiatedProtocolVersion()})`);
   document.body.dataset.era = client.getProtocolEra() ?? '';
+  const capabilities = client.getServerCapabilities() ?? {};
+
   const { tools } = (await client.listTools()) as { tools: Tool[] };
   const list = $('tools');
   list.replaceChildren();
+  $('tools-title').hidden = tools.length === 0;
   for (const tool of tools) {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.textContent = tool.title ?? tool.name;
-    b.dataset.tool = tool.name;
-    b.title = tool.description ?? '';
+    const label = tool.title ?? tool.name;
+    const b = button('tool', tool.name, label, tool.description ?? '');
     b.addEventListener('click', async () => {
-      const args = await argumentsFor(tool);
+      const args = await argumentsFor(label, tool.inputSchema);
       if (args === undefined) return;
       log(`▶ ${tool.name}`);
       try {
-        const result = await elicit.callTool(
-          { name: tool.name, arguments: args },
-          { timeout: 600_000 },
+        const result = await activity('tool', tool.name, label, (signal, onprogress) =>
+          elicit.callTool(
+            { name: tool.name, arguments: args },
+            { timeout: 600_000, resetTimeoutOnProgress: true, signal, onprogress },
+          ),
         );
-        const text = ((result.content as { type: string; text?: string }[]) ?? [])
-          .map((c) => c.text ?? `[${c.type}]`)
-          .join('\n');
-        log(`◀ ${text}`, result.isError === true ? 'error' : 'result');
+        if (result === undefined) return;
+        log(`◀ ${textOf(result.content)}`, result.isError === true ? 'error' : 'result');
       } catch (error) {
         log(`The call failed: ${(error as Error).message}`, 'error');
       }
     });
     list.append(b);
+  }
+
+  const promptList = $('prompt-list');
+  promptList.replaceChildren();
+  const { prompts } =
+    capabilities.prompts === undefined
+      ? { prompts: [] as Prompt[] }
+      : ((await client.listPrompts()) as { prompts: Prompt[] });
+  $('prompt-list-title').hidden = prompts.length === 0;
+  for (const prompt of prompts) {
+    const label = prompt.title ?? prompt.name;
+    const b = button('prompt', prompt.name, label, prompt.description ?? '');
+    b.addEventListener('click', async () => {
+      const args = await argumentsFor(label, promptSchema(prompt));
+      if (args === undefined) return;
+      log(`▶ prompt ${prompt.name}`);
+      try {
+        const result = await activity('prompt', prompt.name, label, (signal, onprogress) =>
+          client.getPrompt(
+            { name: prompt.name, arguments: args as Record<string, string> },
+            { timeout: 600_000, signal, onprogress },
+          ),
+        );
+        if (result === undefined) return;
+        for (const m of result.messages as { role: string; content: unknown }[])
+          log(`◀ ${m.role}: ${textOf(m.content)}`, 'result');
+      } catch (error) {
+        log(`The prompt failed: ${(error as Error).message}`, 'error');
+      }
+    });
+    promptList.append(b);
   }
 }
 
