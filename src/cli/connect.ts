@@ -6,7 +6,7 @@
  * and reconnects when the server restarts. Scripted with --answers/--call for unattended runs.
  * The parts live in ./host/.
  */
-import type { Readable, Writable } from 'node:stream';
+import { type Readable, Writable } from 'node:stream';
 import { styleText } from 'node:util';
 import * as p from '@clack/prompts';
 import type { RequestOptions } from '@modelcontextprotocol/client';
@@ -16,6 +16,7 @@ import { type Policy, type ScriptedAnswer, scriptedRenderer } from '../client/sc
 import { terminalRenderer } from '../client/terminal.ts';
 import type { Renderer } from '../client/types.ts';
 import { applyDefaults, fromJsonSchema } from '../schema/index.ts';
+import { authProviderFor } from './auth.ts';
 import {
   describeFailure,
   HostError,
@@ -113,6 +114,23 @@ class IdleTimer {
   }
 }
 
+/**
+ * MCP authorization for an HTTP server, unless the person passed their own Authorization header:
+ * a saved sign-in is reused, and a server that answers 401 gets a browser sign-in.
+ */
+async function signInFor(o: ConnectOptions, out: (line: string) => void) {
+  if (!('url' in o.target)) return undefined;
+  const own = Object.keys(o.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
+  if (own) return undefined;
+  const output = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).trimEnd().split('\n')) out(line);
+      done();
+    },
+  });
+  return authProviderFor(o.target.url, { output });
+}
+
 // The SDK's own per-request timer is replaced by IdleTimer (which can pause); this keeps it out of the way.
 const NO_SDK_TIMEOUT = 2_147_000_000;
 
@@ -189,7 +207,8 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
     limits,
     env: o.env,
     headers: o.headers,
-    authProvider: o.authProvider,
+    authProvider: o.authProvider ?? (await signInFor(o, out)),
+    onSigningIn: () => status.set('waiting for you to sign in in your browser…'),
     onStderr: (line) => {
       if (!o.interactive) (o.errorOutput ?? process.stderr).write(`${line}\n`);
       else if (active !== undefined || status.text !== '')

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { styleText } from 'node:util';
 import type { ScriptedAnswer } from '../client/scripted.ts';
+import { ElicitError } from '../errors.ts';
 import {
   checkSchema,
   formatPath,
@@ -298,6 +299,11 @@ main(process.argv.slice(2)).then(
     if (error instanceof UsageError) {
       process.stderr.write(`${styleText('red', 'error')}: ${error.message}\n`);
       process.exit(2);
+    }
+    if (error instanceof ElicitError) {
+      // A named failure (a saved sign-in that cannot be read, …): its message says what to do.
+      process.stderr.write(`${styleText('red', 'error')}: ${error.message}\n`);
+      process.exit(1);
     }
     process.stderr.write(
       `${styleText('red', 'error')}: ${(error as Error).stack ?? String(error)}\n`,

@@ -4,8 +4,15 @@
  * behind the SDK's bearer gate with protected resource metadata, real Chromium for the person,
  * and the loopback redirect in between.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { createServer as createHttpServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -309,6 +316,53 @@ describe('signing in to a protected server', () => {
     expect(await readSignIn(file)).toBeUndefined();
     expect(await forgetSignIn(mcp.url, { configDir })).toBe(false);
   });
+
+  it('elicit connect signs in through the browser, then reuses the saved sign-in', async () => {
+    const xdg = mkdtempSync(join(tmpdir(), 'elicit-xdg-'));
+    // The "browser" elicit opens: a program that hands the URL to the test, which drives Chromium.
+    const urls = join(xdg, 'opened.txt');
+    const browserProgram = join(xdg, 'browser.sh');
+    writeFileSync(browserProgram, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${urls}'\n`);
+    chmodSync(browserProgram, 0o755);
+    const run = () =>
+      new Promise<{ code: number; out: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          ['src/cli/main.ts', 'connect', mcp.url.href, '--call', 'whoami'],
+          {
+            encoding: 'utf8',
+            timeout: 60_000,
+            env: {
+              ...process.env,
+              XDG_CONFIG_HOME: xdg,
+              ELICIT_BROWSER: browserProgram,
+              NO_COLOR: '1',
+            },
+          },
+          (error, stdout, stderr) =>
+            resolve({ code: (error as { code?: number } | null)?.code ?? 0, out: stdout + stderr }),
+        );
+      });
+    const first = run();
+    const done: Promise<void>[] = [];
+    for (let i = 0; i < 300 && !existsSync(urls); i++) await new Promise((r) => setTimeout(r, 100));
+    const opened = readFileSync(urls, 'utf8').trim().split('\n');
+    expect(opened).toHaveLength(1);
+    await person('erin', [], done)(opened[0] as string);
+    await Promise.all(done);
+    const signedIn = await first;
+    expect(signedIn.out).toContain('Sign in to');
+    expect(signedIn.out).toContain('signed in as erin');
+    expect(signedIn.code).toBe(0);
+    const file = signInFile(join(xdg, 'elicit'), mcp.url);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+
+    // The second run finds the saved tokens: no browser.
+    const again = await run();
+    expect(again.out).toContain('signed in as erin');
+    expect(again.out).not.toContain('Sign in to');
+    expect(readFileSync(urls, 'utf8').trim().split('\n')).toHaveLength(1);
+  }, 90_000);
 
   it('elicit logout <url> deletes the file in $XDG_CONFIG_HOME/elicit', async () => {
     const xdg = mkdtempSync(join(tmpdir(), 'elicit-xdg-'));

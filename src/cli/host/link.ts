@@ -2,9 +2,10 @@
  * One connection to the server: SDK Client + elicitation + transport, built again on reconnect
  * (a restarted HTTP server forgets the session; a crashed stdio child is started afresh).
  */
-import { Client } from '@modelcontextprotocol/client';
+import { Client, type StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { attachElicitation, type ElicitClient } from '../../client/attach.ts';
 import type { Renderer } from '../../client/types.ts';
+import { TerminalAuthProvider } from '../auth.ts';
 import { openInBrowser } from '../open.ts';
 import { type ChildState, describeFailure, HostError } from './errors.ts';
 import type { HostLimits } from './limits.ts';
@@ -31,6 +32,8 @@ export interface LinkOptions {
   readonly onLog?: (params: { level: string; logger?: string; data: unknown }) => void;
   /** A list changed (already refreshed). */
   readonly onListChanged?: (kind: ListKind, items: unknown[]) => void;
+  /** The server wants a sign-in and the browser was asked to open (see TerminalAuthProvider). */
+  readonly onSigningIn?: () => void;
   /** The transport closed without us asking (server exited or went away). */
   readonly onClosed?: () => void;
 }
@@ -56,8 +59,11 @@ export class Link {
     return this.#transport?.child();
   }
 
-  /** Connects within the connect timeout; on failure the error names the cause. */
-  async open(): Promise<void> {
+  /**
+   * Connects within the connect timeout; on failure the error names the cause. A server that
+   * wants a sign-in gets one: the browser opens, and once it comes back the link connects again.
+   */
+  async open(signedIn = false): Promise<void> {
     const o = this.#o;
     const changed = (kind: ListKind) => ({
       onChanged: (error: Error | null, items: unknown[] | null) => {
@@ -106,6 +112,20 @@ export class Link {
     } catch (error) {
       this.#closing = true;
       await client.close().catch(() => {});
+      const auth = o.authProvider;
+      if (auth instanceof TerminalAuthProvider && auth.signingIn && !signedIn) {
+        o.onSigningIn?.();
+        try {
+          await auth.finishSignIn(transport.transport as StreamableHTTPClientTransport);
+        } catch (signInError) {
+          throw new HostError(
+            'ELICIT_HOST_SIGNIN',
+            `Could not sign in: ${(signInError as Error).message}`,
+            { cause: signInError },
+          );
+        }
+        return this.open(true);
+      }
       // Let the child's exit be recorded before it is described.
       await new Promise((r) => setTimeout(r, 50));
       const timedOut =
