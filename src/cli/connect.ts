@@ -13,9 +13,9 @@ import type { RequestOptions } from '@modelcontextprotocol/client';
 import { identityOf } from '../client/attach.ts';
 import { inert } from '../client/inert.ts';
 import { type Policy, type ScriptedAnswer, scriptedRenderer } from '../client/scripted.ts';
-import { terminalRenderer } from '../client/terminal.ts';
+import { type TerminalRenderer, terminalRenderer } from '../client/terminal.ts';
 import type { Renderer } from '../client/types.ts';
-import { applyDefaults, fromJsonSchema } from '../schema/index.ts';
+import { compileSchema, fromJsonSchema } from '../schema/index.ts';
 import { authProviderFor } from './auth.ts';
 import {
   describeFailure,
@@ -188,8 +188,9 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
     active: () => active,
   };
 
+  const terminal = terminalRenderer(io);
   const base: Renderer = o.interactive
-    ? terminalRenderer(io)
+    ? terminal
     : scriptedRenderer({
         answers: o.answers,
         policy: o.policy,
@@ -482,7 +483,7 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
       try {
         if (kind === 't') {
           const tool = lists.tools.find((t) => t.name === name) as Named;
-          const args = await askArguments(tool.name, tool.description, tool.inputSchema, base, io);
+          const args = await askArguments(tool, tool.inputSchema, terminal, io);
           if (args === undefined) continue;
           const result = await request(`Calling ${inert(tool.name, 60, false)}`, (options) =>
             link.elicit.callTool({ name: tool.name, arguments: args }, options),
@@ -492,10 +493,9 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
         } else if (kind === 'p') {
           const prompt = lists.prompts.find((t) => t.name === name) as Named;
           const args = await askArguments(
-            prompt.name,
-            prompt.description,
+            prompt,
             promptSchema(prompt.arguments ?? []),
-            base,
+            terminal,
             io,
           );
           if (args === undefined) continue;
@@ -545,30 +545,20 @@ function stringArgs(args: Record<string, unknown>): Record<string, string> {
   return out;
 }
 
-/** Arguments: a form when the input schema is flat, JSON otherwise. */
+/** Arguments: the terminal's arguments screen when the input schema is flat, JSON otherwise. */
 async function askArguments(
-  name: string,
-  description: string | undefined,
+  what: { name: string; title?: string; description?: string },
   inputSchema: unknown,
-  renderer: Renderer,
+  terminal: TerminalRenderer,
   io: { input: Readable; output: Writable },
 ): Promise<Record<string, unknown> | undefined> {
+  const name = what.name;
   const schema = inputSchema as { properties?: Record<string, unknown> } | undefined;
   if (schema?.properties === undefined || Object.keys(schema.properties).length === 0) return {};
   try {
     const { form } = fromJsonSchema(schema);
-    const response = await renderer.form(
-      {
-        server: { name: 'elicit', title: `Arguments for ${name}` },
-        message: inert(description ?? name, 500),
-        schema: form.schema,
-        issues: [],
-        initial: applyDefaults(form.schema, {}),
-        attempt: 1,
-      },
-      new AbortController().signal,
-    );
-    return response.action === 'accept' ? { ...response.content } : undefined;
+    const args = await terminal.arguments(what, compileSchema(form.schema));
+    return args === undefined ? undefined : { ...args };
   } catch {
     for (;;) {
       const text = await p.text({

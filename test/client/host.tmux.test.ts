@@ -118,7 +118,8 @@ describe('elicit connect in a real terminal', () => {
     await waitFor('place');
     keys('-l', 'Oslo');
     keys('Enter');
-    await waitFor('Review before sending');
+    const args = await waitFor('Call greet with these arguments?');
+    expect(args).not.toContain('Send this to');
     keys('s');
     await waitFor('Who is greeted?');
     await waitFor('Name');
