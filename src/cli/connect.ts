@@ -15,7 +15,7 @@ import { inert } from '../client/inert.ts';
 import { type Policy, type ScriptedAnswer, scriptedRenderer } from '../client/scripted.ts';
 import { type TerminalRenderer, terminalRenderer } from '../client/terminal.ts';
 import type { Renderer } from '../client/types.ts';
-import { compileSchema, fromJsonSchema } from '../schema/index.ts';
+import { fromJsonSchema } from '../schema/index.ts';
 import { authProviderFor } from './auth.ts';
 import {
   describeFailure,
@@ -555,24 +555,28 @@ async function askArguments(
   const name = what.name;
   const schema = inputSchema as { properties?: Record<string, unknown> } | undefined;
   if (schema?.properties === undefined || Object.keys(schema.properties).length === 0) return {};
+  let form: ReturnType<typeof fromJsonSchema>['form'] | undefined;
   try {
-    const { form } = fromJsonSchema(schema);
-    const args = await terminal.arguments(what, compileSchema(form.schema));
-    return args === undefined ? undefined : { ...args };
+    form = fromJsonSchema(schema).form;
   } catch {
-    for (;;) {
-      const text = await p.text({
-        ...io,
-        message: `Arguments for ${inert(name, 60, false)} (JSON)`,
-        initialValue: '{}',
-      });
-      if (p.isCancel(text)) return undefined;
-      try {
-        const value = JSON.parse(text ?? '{}');
-        if (value !== null && typeof value === 'object' && !Array.isArray(value))
-          return value as Record<string, unknown>;
-      } catch {}
-      p.log.error('Enter a JSON object, for example {"city": "Oslo"}.', io);
-    }
+    // Not a flat schema a form can show: the arguments are typed as JSON.
+  }
+  if (form !== undefined) {
+    const args = await terminal.arguments(what, form.schema);
+    return args === undefined ? undefined : { ...args };
+  }
+  for (;;) {
+    const text = await p.text({
+      ...io,
+      message: `Arguments for ${inert(name, 60, false)} (JSON)`,
+      initialValue: '{}',
+    });
+    if (p.isCancel(text)) return undefined;
+    try {
+      const value = JSON.parse(text ?? '{}');
+      if (value !== null && typeof value === 'object' && !Array.isArray(value))
+        return value as Record<string, unknown>;
+    } catch {}
+    p.log.error('Enter a JSON object, for example {"city": "Oslo"}.', io);
   }
 }
