@@ -30,6 +30,7 @@ import { measureJson } from '../schema/measure.ts';
 import { onceStoreFrom } from '../store/once.ts';
 import type { Store } from '../store/types.ts';
 import { type Ask, type AskLimits, DEFAULT_ASK_LIMITS } from './ask.ts';
+import { wrapCallHandlers } from './call-handlers.ts';
 import { RoundsExceededError, TooManyPendingAsksError } from './errors.ts';
 import { legacyAsk } from './legacy.ts';
 import { memoryOnceStore, type OnceStore } from './once-store.ts';
@@ -342,22 +343,10 @@ export class ElicitServer {
   }
 
   private installGate(mcp: McpServer, era: Era, gates: WeakMap<object, Gate>): void {
-    const low = mcp.server;
-    const original = low.setRequestHandler.bind(low) as unknown as (
-      method: string,
-      handler: (req: never, ctx: ServerContext) => unknown,
-    ) => void;
-    (low as unknown as { setRequestHandler: typeof original }).setRequestHandler = (
-      method,
-      handler,
-    ) => {
-      if (method !== 'tools/call' && method !== 'prompts/get' && method !== 'resources/read')
-        return original(method, handler);
-      return original(method, async (request: never, ctx: ServerContext) => {
-        gates.set(ctx.mcpReq, this.openGate(era, request, ctx));
-        return handler(request, ctx);
-      });
-    };
+    wrapCallHandlers(mcp, (handler) => (request, ctx) => {
+      gates.set(ctx.mcpReq, this.openGate(era, request, ctx));
+      return handler(request, ctx);
+    });
   }
 
   private openGate(

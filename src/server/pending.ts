@@ -4,7 +4,8 @@
  * answered, times out or is abandoned; past any cap the next ask is refused at once with
  * TooManyPendingAsksError instead of waiting, so the memory a client can hold is bounded.
  */
-import { type McpServer, ProtocolError, type ServerContext } from '@modelcontextprotocol/server';
+import { type McpServer, ProtocolError } from '@modelcontextprotocol/server';
+import { wrapCallHandlers } from './call-handlers.ts';
 import { checkLimits, TooManyPendingAsksError } from './errors.ts';
 
 export interface PendingLimits {
@@ -112,28 +113,16 @@ export function installRefusals(
   mcp: McpServer,
   refusals: WeakMap<object, TooManyPendingAsksError>,
 ): void {
-  const low = mcp.server;
-  const original = low.setRequestHandler.bind(low) as unknown as (
-    method: string,
-    handler: (req: never, ctx: ServerContext) => unknown,
-  ) => void;
-  (low as unknown as { setRequestHandler: typeof original }).setRequestHandler = (
-    method,
-    handler,
-  ) => {
-    if (method !== 'tools/call' && method !== 'prompts/get' && method !== 'resources/read')
-      return original(method, handler);
-    return original(method, async (request: never, ctx: ServerContext) => {
-      let out: unknown;
-      try {
-        out = await handler(request, ctx);
-      } catch (error) {
-        const refused = refusals.get(ctx.mcpReq);
-        throw refused === undefined ? error : refusalOnWire(refused);
-      }
+  wrapCallHandlers(mcp, (handler) => async (request, ctx) => {
+    let out: unknown;
+    try {
+      out = await handler(request, ctx);
+    } catch (error) {
       const refused = refusals.get(ctx.mcpReq);
-      if (refused !== undefined) throw refusalOnWire(refused);
-      return out;
-    });
-  };
+      throw refused === undefined ? error : refusalOnWire(refused);
+    }
+    const refused = refusals.get(ctx.mcpReq);
+    if (refused !== undefined) throw refusalOnWire(refused);
+    return out;
+  });
 }

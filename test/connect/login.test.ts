@@ -6,7 +6,6 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConnectApp, type ConnectEvent, createConnectApp } from '../../src/connect/app.ts';
@@ -17,6 +16,7 @@ import { createVault } from '../../src/connect/vault.ts';
 import { generateKeySecret } from '../../src/server/seal.ts';
 import { memoryStore } from '../../src/store/index.ts';
 import { launchBrowser, signInAtProvider } from '../support/browser.ts';
+import { holdingListener } from '../support/held-callback.ts';
 import { type Idp, startIdp } from '../support/idp.ts';
 
 let idp: Idp;
@@ -25,7 +25,7 @@ let server: Server;
 let base = '';
 let app: ConnectApp;
 const events: ConnectEvent[] = [];
-let hold: ((url: string) => void) | undefined;
+let callbacks: ReturnType<typeof holdingListener>;
 const store = memoryStore();
 const records = new Records(store);
 const vault = createVault(store, { keys: [{ id: 'v1', secret: generateKeySecret() }] });
@@ -47,17 +47,9 @@ beforeAll(async () => {
     log: (e) => void events.push(e),
     providers: {},
   });
-  // While `hold` is set, the identity provider's redirect back is captured instead of served.
-  server.on(
-    'request',
-    getRequestListener((req, env) => {
-      if (hold !== undefined && new URL(req.url).pathname === '/elicit/login/callback') {
-        hold(req.url);
-        return new Response('held');
-      }
-      return app.fetch(req, env);
-    }),
-  );
+  // The identity provider's redirect back can be captured instead of served (heldCallback).
+  callbacks = holdingListener('/elicit/login/callback', (req, env) => app.fetch(req, env));
+  server.on('request', callbacks.listener);
   browser = await launchBrowser();
 }, 60_000);
 
@@ -80,15 +72,11 @@ const secretRecord = (user: string) =>
 
 /** Signs in at the identity provider from a connect link, and returns the callback unvisited. */
 async function heldCallback(page: Page, link: string, account: string): Promise<string> {
-  const captured = new Promise<string>((r) => {
-    hold = r;
-  });
+  const captured = callbacks.next();
   await page.goto(link);
   await signInAtProvider(page, account);
   await page.click('button[type=submit]');
-  const url = await captured;
-  hold = undefined;
-  return url;
+  return (await captured).href;
 }
 
 /** Follows the identity provider's pages (consent if asked) until `selector` shows on ours. */

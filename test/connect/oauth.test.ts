@@ -15,6 +15,7 @@ import { createVault } from '../../src/connect/vault.ts';
 import { generateKeySecret } from '../../src/server/seal.ts';
 import { memoryStore } from '../../src/store/index.ts';
 import { consentAtProvider, launchBrowser, signInAtProvider } from '../support/browser.ts';
+import { holdingListener } from '../support/held-callback.ts';
 import { type Idp, startIdp } from '../support/idp.ts';
 
 let idp: Idp;
@@ -23,7 +24,7 @@ let server: Server;
 let base = '';
 let connect: ConnectApp;
 const events: ConnectEvent[] = [];
-let hold: ((url: URL) => void) | undefined;
+let callbacks: ReturnType<typeof holdingListener>;
 const store = memoryStore();
 const records = new Records(store);
 const vault = createVault(store, { keys: [{ id: 'v1', secret: generateKeySecret() }] });
@@ -60,18 +61,10 @@ beforeAll(async () => {
       },
     },
   });
-  // While `hold` is set, the provider's redirect back is captured instead of processed, so
-  // tests can replay it altered.
-  server.on(
-    'request',
-    getRequestListener((req, env) => {
-      if (hold !== undefined && new URL(req.url).pathname === '/elicit/oauth/callback') {
-        hold(new URL(req.url));
-        return new Response('held');
-      }
-      return connect.fetch(req, env);
-    }),
-  );
+  // The provider's redirect back can be captured instead of processed, so tests can replay it
+  // altered (callbackUrl).
+  callbacks = holdingListener('/elicit/oauth/callback', (req, env) => connect.fetch(req, env));
+  server.on('request', callbacks.listener);
   browser = await launchBrowser();
 }, 60_000);
 
@@ -185,14 +178,11 @@ describe('OAuth threats', () => {
     const record = await newRecord(records, `dev|${user}`, 'connect', 'calendar', 'Calendar');
     const context = await browser.newContext();
     const page = await context.newPage();
-    const captured = new Promise<URL>((resolve) => {
-      hold = resolve;
-    });
+    const captured = callbacks.next();
     await page.goto(connect.link(record.id));
     await signIn(page, user);
     await consentAtProvider(page, `${user}-account`);
     const url = await captured;
-    hold = undefined;
     return { url, page, close: () => context.close() };
   }
   const bodyOf = async (page: Page, url: string) => {

@@ -1,0 +1,26 @@
+/**
+ * The seam elicit uses to act around the SDK's own handlers for tools/call, prompts/get and
+ * resources/read (the state gate, refusals for load): McpServer installs those handlers on its
+ * low-level Server as tools, prompts and resources are registered, so `setRequestHandler` of our
+ * own McpServer is wrapped before registration and each call handler is wrapped as it arrives.
+ */
+import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
+
+export type CallHandler = (request: never, ctx: ServerContext) => unknown;
+
+const CALLS = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+export function wrapCallHandlers(
+  mcp: McpServer,
+  wrap: (handler: CallHandler) => CallHandler,
+): void {
+  const low = mcp.server;
+  const original = low.setRequestHandler.bind(low) as unknown as (
+    method: string,
+    handler: CallHandler,
+  ) => void;
+  (low as unknown as { setRequestHandler: typeof original }).setRequestHandler = (
+    method,
+    handler,
+  ) => original(method, CALLS.has(method) ? wrap(handler) : handler);
+}
