@@ -5,6 +5,7 @@
  * `{action, content}`; `content` is validated before the event fires. Server text is only ever
  * set as text. The form's state is a FormSession (elicit/client), as in the other renderers.
  */
+import { inert } from '../client/inert.ts';
 import { FormSession } from '../client/session.ts';
 import { type CompiledSchema, compileSchema, type Field, formatHint } from '../schema/index.ts';
 import { ElicitElement } from './base.ts';
@@ -66,7 +67,7 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
         { class: 'box', part: 'container' },
         el('p', {
           class: 'error',
-          text: `This request cannot be shown: ${message}`,
+          text: `This request cannot be shown: ${inert(message, 500)}`,
           attrs: { role: 'alert' },
         }),
       ),
@@ -78,8 +79,8 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
     return el(
       'header',
       { part: 'header' },
-      el('div', { class: 'who', part: 'server', text: `${r.server} asks` }),
-      el('p', { class: 'message', part: 'message', text: r.message }),
+      el('div', { class: 'who', part: 'server', text: `${inert(r.server, 80, false)} asks` }),
+      el('p', { class: 'message', part: 'message', text: inert(r.message, 2000) }),
     );
   }
 
@@ -99,7 +100,7 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
       const list = el('dl', { part: 'review' });
       for (const f of session.fields)
         list.append(
-          el('dt', { text: f.title ?? f.name }),
+          el('dt', { text: inert(f.title ?? f.name, 200, false) }),
           el('dd', { text: session.display(f, asText) }),
         );
       form.append(el('p', { class: 'muted', text: 'Check your answers before sending.' }), list);
@@ -141,7 +142,7 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
     const errorId = `${id}-error`;
     const hintId = `${id}-hint`;
     const error = session.error(f.name);
-    const label = `${f.title ?? f.name}${f.required ? '' : ' (optional)'}`;
+    const label = `${inert(f.title ?? f.name, 200, false)}${f.required ? '' : ' (optional)'}`;
     const describedBy = [
       f.description === undefined ? '' : hintId,
       error === undefined ? '' : errorId,
@@ -152,7 +153,7 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
     const hint =
       f.description === undefined
         ? undefined
-        : el('p', { class: 'hint', text: f.description, attrs: { id: hintId } });
+        : el('p', { class: 'hint', text: inert(f.description, 1000), attrs: { id: hintId } });
     const errorNode = el('p', {
       class: 'error',
       part: 'error',
@@ -259,7 +260,7 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
               'label',
               { class: 'choice', attrs: { for: oid } },
               input,
-              document.createTextNode(o.label),
+              document.createTextNode(inert(o.label, 200, false)),
             ),
           );
         });
@@ -281,7 +282,7 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
       const select = el('select', { attrs: { id, name: f.name } });
       select.append(el('option', { text: 'Choose…', attrs: { value: '' } }));
       for (const o of f.options) {
-        const opt = el('option', { text: o.label, attrs: { value: o.value } });
+        const opt = el('option', { text: inert(o.label, 200, false), attrs: { value: o.value } });
         opt.selected = current === o.value;
         select.append(opt);
       }
@@ -378,4 +379,4 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
 }
 
 /** The elements set server text with textContent, so it needs no escaping, only a length cap. */
-const asText = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+const asText = (text: string, max: number) => inert(text, max, false);

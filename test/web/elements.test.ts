@@ -296,6 +296,37 @@ describe('<elicit-form>', () => {
     expect(result).toEqual({ xss: undefined, links: 0, text: true });
     await page.close();
   });
+
+  it('shows the server name, message, titles, hints and options inert (bidi, controls, tags)', async () => {
+    const page = await pageWith('elicit-form', {
+      server: 'Pay\u202eroll',
+      message: 'Confirm\u0085 the\u{e0041} transfer',
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          a: { type: 'string', title: 'IB\u200bAN', description: 'to\u2066 account' },
+          b: { type: 'string', title: 'Speed', oneOf: [{ const: 'v', title: 'fa\u202dst' }] },
+          c: {
+            type: 'string',
+            title: 'Bank',
+            enum: ['1', '2', '3', '4', '5', '6'],
+            enumNames: ['A\u2067', 'B', 'C', 'D', 'E', 'F'],
+          },
+        },
+      },
+    });
+    const text = await page.evaluate(
+      () => document.querySelector('elicit-form')?.shadowRoot?.textContent ?? '',
+    );
+    expect(text).toContain('Pay⟨U+202E⟩roll asks');
+    expect(text).toContain('Confirm⟨U+0085⟩ the⟨U+E0041⟩ transfer');
+    expect(text).toContain('IB⟨U+200B⟩AN');
+    expect(text).toContain('to⟨U+2066⟩ account');
+    expect(text).toContain('fa⟨U+202D⟩st');
+    expect(text).toContain('A⟨U+2067⟩');
+    expect(/[\u0085\u200b\u202d\u202e\u2066\u2067\u{e0041}]/u.test(text)).toBe(false);
+    await page.close();
+  });
 });
 
 describe('<elicit-url-consent>', () => {
