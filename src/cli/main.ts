@@ -14,6 +14,7 @@ import {
   LATEST_REVISION,
   type Revision,
 } from '../schema/index.ts';
+import { forgetSignIn } from './auth.ts';
 import { LOG_LEVELS, type LogLevel, runConnect, type Target } from './connect.ts';
 import { runDemo } from './demo.ts';
 import { HostError } from './host/errors.ts';
@@ -240,7 +241,6 @@ async function connect(argv: string[]): Promise<number> {
 async function logout(args: string[]): Promise<number> {
   const url = args[0] ?? fail('elicit logout needs the server URL: elicit logout <url>');
   if (!URL.canParse(url)) fail(`${JSON.stringify(url)} is not a URL`);
-  const { forgetSignIn } = await import('./auth.ts');
   const forgot = await forgetSignIn(url);
   process.stdout.write(forgot ? `Signed out of ${url}.\n` : `No saved sign-in for ${url}.\n`);
   return 0;
