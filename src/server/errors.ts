@@ -116,6 +116,31 @@ export class LimitOptionError extends ElicitError {
   }
 }
 
+/** `listen()` could not listen: the port is taken, not allowed, or the address is not this machine's. */
+export class ListenError extends ElicitError {
+  constructor(host: string, port: number, cause: NodeJS.ErrnoException) {
+    const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const [code, advice] =
+      cause.code === 'EADDRINUSE'
+        ? [
+            'ELICIT_LISTEN_PORT_IN_USE',
+            `${where} is already in use; stop what runs there or pass another port (0 picks a free one).`,
+          ]
+        : cause.code === 'EACCES'
+          ? [
+              'ELICIT_LISTEN_DENIED',
+              `listening on ${where} is not allowed for this user; use a port above 1023.`,
+            ]
+          : cause.code === 'EADDRNOTAVAIL'
+            ? [
+                'ELICIT_LISTEN_ADDRESS',
+                `${host} is not an address of this machine; use 127.0.0.1 or one of its own addresses.`,
+              ]
+            : ['ELICIT_LISTEN_FAILED', `could not listen on ${where}: ${cause.message}`];
+    super(code, `listen(): ${advice}`, { cause });
+  }
+}
+
 /** Throws LimitOptionError unless every value of `limits` is a positive integer. */
 export function checkLimits(prefix: string, limits: object): void {
   for (const [name, value] of Object.entries(limits)) {

@@ -20,6 +20,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { ElicitServer } from './app.ts';
 import { cancelOnHangUp, type HangUps } from './disconnect.ts';
+import { ListenError } from './errors.ts';
 import { isLoopbackHost } from './principal.ts';
 import {
   DEFAULT_SESSION_LIMITS,
@@ -209,10 +210,18 @@ export async function listen(
   });
   const host = options.host ?? '127.0.0.1';
   if (!isLoopbackHost(host)) servedBy.get(entry)?.(`listening on ${JSON.stringify(host)}`);
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve));
-  const { port } = server.address() as AddressInfo;
+  const port = options.port ?? 0;
+  await new Promise<void>((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException) => reject(new ListenError(host, port, error));
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      resolve();
+    });
+  });
+  const bound = (server.address() as AddressInfo).port;
   return {
-    url: new URL(`http://${host.includes(':') ? `[${host}]` : host}:${port}${path}`),
+    url: new URL(`http://${host.includes(':') ? `[${host}]` : host}:${bound}${path}`),
     server,
     async close() {
       await entry.close();

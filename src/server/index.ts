@@ -27,6 +27,7 @@ export {
   AskUsageError,
   ElicitationUnsupportedError,
   LimitOptionError,
+  ListenError,
   type PendingScope,
   ReplayError,
   RoundsExceededError,
