@@ -14,6 +14,7 @@ import { DEFAULT_LIMITS, type Limits, resolveLimits } from './limits.ts';
 import { measureJson } from './measure.ts';
 import { patternProblem } from './pattern.ts';
 import { LATEST_REVISION, type Revision, revisionFeatures } from './revision.ts';
+import { sensitiveKind } from './sensitive.ts';
 import {
   type Field,
   type MultiSelectStyle,
@@ -614,7 +615,15 @@ export function checkSchema(raw: unknown, options: CheckOptions = {}): CheckResu
       continue;
     }
     const field = c.field(name, props[name], path, required.has(name));
-    if (field !== undefined) fields.push(Object.freeze(field));
+    if (field === undefined) continue;
+    fields.push(Object.freeze(field));
+    const sensitive = sensitiveKind(field);
+    if (sensitive !== undefined)
+      c.warnings.push({
+        code: 'sensitive_field',
+        path,
+        message: `${formatPath(path)} looks like it asks for ${sensitive}. Form mode must not ask for passwords, secrets, API keys, tokens, card or account numbers: use URL mode (ask.secret in elicit/server) instead.`,
+      });
   }
   if (c.errors.length > 0) return fail();
   const schema: CheckedSchema = Object.freeze({

@@ -40,6 +40,7 @@ export type SchemaIssueCode =
   | 'too_long'
   | 'too_large'
   | 'too_deep'
+  | 'sensitive_field'
   | 'more_issues';
 
 /** A problem with one answer (`content`). */

@@ -35,6 +35,12 @@ export type FormResult<T> =
 export interface FormOptions {
   /** What is asked and why; shown to the user. Defaults to a list of the field titles. */
   readonly message?: string;
+  /**
+   * Fields that look sensitive to the schema check (a name, title or description like password,
+   * token, API key, card or account number) but are not; any other such field is refused with
+   * `SensitiveFieldError`, since form mode must not ask for sensitive information.
+   */
+  readonly allowSensitive?: readonly string[];
 }
 
 /** The answer type of a form input: typed for builders and Standard Schemas, Content otherwise. */

@@ -106,6 +106,21 @@ export class AskAbandonedError extends ElicitError {
   }
 }
 
+/**
+ * A form field that looks like it asks for a password, secret, API key, token, card or account
+ * number. The spec forbids that in form mode; ask.secret collects such values through URL mode.
+ */
+export class SensitiveFieldError extends ElicitError {
+  readonly field: string;
+  constructor(key: string, field: string, what: string) {
+    super(
+      'ELICIT_SENSITIVE_FIELD',
+      `ask.form('${key}'): field "${field}" looks like it asks for ${what}, which form mode must not do. Use ask.secret('${key}', …) to collect it through URL mode, or, if it is not one, list it in the options' allowSensitive: ['${field}'].`,
+    );
+    this.field = field;
+  }
+}
+
 /** A limit option that is not a positive whole number (a configuration mistake). */
 export class LimitOptionError extends ElicitError {
   constructor(name: string, value: unknown) {

@@ -11,7 +11,8 @@ import {
   type ParseResult,
   type StandardSchemaLike,
 } from '../schema/index.ts';
-import { AskUsageError } from './errors.ts';
+import { sensitiveKind } from '../schema/sensitive.ts';
+import { AskUsageError, SensitiveFieldError } from './errors.ts';
 
 export interface ResolvedForm {
   readonly schema: CompiledSchema;
@@ -44,4 +45,26 @@ export function resolveForm(input: FormInput): ResolvedForm {
   } else out = { schema: compileSchema(input), refine: undefined };
   resolved.set(input, out);
   return out;
+}
+
+/**
+ * Refuses a form with a field that looks sensitive (the schema check's `sensitive_field`
+ * warnings), unless the author listed that field in `allowSensitive`.
+ */
+export function refuseSensitive(
+  key: string,
+  form: ResolvedForm,
+  allowSensitive: readonly string[] | undefined,
+): void {
+  for (const w of form.schema.warnings) {
+    if (w.code !== 'sensitive_field') continue;
+    const name = String(w.path[1]);
+    if (allowSensitive?.includes(name) === true) continue;
+    const field = form.schema.field(name);
+    throw new SensitiveFieldError(
+      key,
+      name,
+      (field && sensitiveKind(field)) ?? 'sensitive information',
+    );
+  }
 }

@@ -31,6 +31,7 @@ export {
   type PendingScope,
   ReplayError,
   RoundsExceededError,
+  SensitiveFieldError,
   TooManyPendingAsksError,
 } from './errors.ts';
 export type { FormInput } from './forms.ts';

@@ -27,7 +27,7 @@ import {
   AskUsageError,
   ElicitationUnsupportedError,
 } from './errors.ts';
-import { resolveForm } from './forms.ts';
+import { refuseSensitive, resolveForm } from './forms.ts';
 import type { PendingAsks } from './pending.ts';
 import {
   askConnect,
@@ -180,6 +180,7 @@ export function legacyAsk(
       checkKey(key);
       if (!declares(caps, 'form')) throw new ElicitationUnsupportedError('form elicitation');
       const form = resolveForm(input);
+      refuseSensitive(key, form, opts?.allowSensitive);
       const lowered = forRevision(form, revision);
       const message = opts?.message ?? defaultMessage(form);
       let issues: Parameters<typeof withReasons>[1] = [];

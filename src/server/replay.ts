@@ -24,7 +24,7 @@ import {
   withReasons,
 } from './ask.ts';
 import { AskUsageError, ElicitationUnsupportedError, ReplayError } from './errors.ts';
-import { type FormInput, resolveForm } from './forms.ts';
+import { type FormInput, refuseSensitive, resolveForm } from './forms.ts';
 import { type OnceStore, OnceStoreFullError, OnceStoreUnavailableError } from './once-store.ts';
 import type { PendingAsks } from './pending.ts';
 import {
@@ -109,6 +109,7 @@ export function modernAsk(run: Run): Ask {
   ): Promise<FormResult<unknown> | undefined> {
     checkKey(key);
     const form = resolveForm(input);
+    refuseSensitive(key, form, opts?.allowSensitive);
     if (Object.hasOwn(journal.a, key)) {
       const verdict = await judge(form, journal.a[key]);
       if ('result' in verdict) return verdict.result;

@@ -21,20 +21,35 @@ const trip = form({
 let booked = 0;
 
 function app() {
-  return createServer({ name: 'test', version: '1.0.0' }).tool(
-    'book',
-    { description: 'Book a trip', inputSchema: z.object({ city: z.string() }) },
-    async ({ city }, ask) => {
-      const t = await ask.form('trip', trip, { message: `Trip to ${city}?` });
-      if (t.action !== 'accept') return `no booking (${t.action})`;
-      const ref = await ask.step('book', () => `BK-${++booked}`);
-      const ok = await ask.form('confirm', form({ ok: choice(['yes', 'no']) }), {
-        message: `Confirm ${ref} for ${t.content.name}?`,
-      });
-      if (ok.action !== 'accept' || ok.content.ok !== 'yes') return `not confirmed ${ref}`;
-      return `booked ${ref}: ${t.content.name}, seat ${t.content.seat}, ${t.content.bags} bag(s), ${city}`;
-    },
-  );
+  return createServer({ name: 'test', version: '1.0.0' })
+    .tool(
+      'book',
+      { description: 'Book a trip', inputSchema: z.object({ city: z.string() }) },
+      async ({ city }, ask) => {
+        const t = await ask.form('trip', trip, { message: `Trip to ${city}?` });
+        if (t.action !== 'accept') return `no booking (${t.action})`;
+        const ref = await ask.step('book', () => `BK-${++booked}`);
+        const ok = await ask.form('confirm', form({ ok: choice(['yes', 'no']) }), {
+          message: `Confirm ${ref} for ${t.content.name}?`,
+        });
+        if (ok.action !== 'accept' || ok.content.ok !== 'yes') return `not confirmed ${ref}`;
+        return `booked ${ref}: ${t.content.name}, seat ${t.content.seat}, ${t.content.bags} bag(s), ${city}`;
+      },
+    )
+    .tool('login', { description: 'Asks for a password in a form' }, async (_args, ask) => {
+      const r = await ask.form('login', form({ user: text(), userPassword: text() }));
+      return r.action;
+    })
+    .tool('sleeve', { description: 'A field that only looks sensitive' }, async (_args, ask) => {
+      const r = await ask.form(
+        'sleeve',
+        form({ pinColour: text({ title: 'PIN sleeve colour' }) }),
+        {
+          allowSensitive: ['pinColour'],
+        },
+      );
+      return r.action === 'accept' ? `sleeve ${String(r.content.pinColour)}` : r.action;
+    });
 }
 
 type Answer = (req: {
@@ -101,6 +116,20 @@ describe.each([
     expect(text).toBe(`booked BK-${before + 1}: Ann, seat a, 1 bag(s), Oslo`);
     expect(booked).toBe(before + 1); // the step ran once, even though modern replays the handler
     expect(seen).toEqual(['Trip to Oslo?', `Confirm BK-${before + 1} for Ann?`]);
+  });
+
+  it('refuses a form that asks for a password, and sends one whose look-alike field is allowed', async () => {
+    const seen: string[] = [];
+    const c = await connect(() => ({ action: 'accept', content: { pinColour: 'red' } }), seen);
+    open.push(c);
+    const refused = await c.callTool({ name: 'login', arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect((refused.content as { text: string }[])[0]?.text).toContain(
+      'field "userPassword" looks like it asks for a password',
+    );
+    expect(seen).toEqual([]); // nothing reached the client
+    const sent = await c.callTool({ name: 'sleeve', arguments: {} });
+    expect((sent.content as { text: string }[])[0]?.text).toBe('sleeve red');
   });
 
   it('decline and cancel are results', async () => {
