@@ -16,7 +16,14 @@ import type {
   ListRootsResult,
 } from '@modelcontextprotocol/server';
 import { lower } from '../schema/convert.ts';
-import type { AnswerIssue, Content, Form, StandardSchemaLike } from '../schema/index.ts';
+import {
+  type AnswerIssue,
+  boolean,
+  form as buildForm,
+  type Content,
+  type Form,
+  type StandardSchemaLike,
+} from '../schema/index.ts';
 import {
   AnswerRejectedError,
   AskUsageError,
@@ -56,13 +63,18 @@ export type UrlResult = { readonly action: 'accept' | 'decline' | 'cancel' };
 
 /** One entry of `ask.all`: a form, a sampling request or a roots request. */
 export type AllSpec =
-  | { readonly form: FormInput; readonly message?: string }
+  | {
+      readonly form: FormInput;
+      readonly message?: string;
+      readonly allowSensitive?: readonly string[];
+    }
   | { readonly sample: CreateMessageRequestParams }
   | { readonly roots: true };
 /** A form entry of `ask.all`. */
 export interface FormSpec<F extends FormInput = FormInput> {
   readonly form: F;
   readonly message?: string;
+  readonly allowSensitive?: readonly string[];
 }
 /** What `ask.all` returns for each kind of entry. */
 export type AllResult<S> = S extends { form: infer F }
@@ -111,6 +123,12 @@ export interface Ask {
   sample(key: string, params: CreateMessageRequestParams): Promise<CreateMessageResult>;
   /** Asks the client for its roots. */
   roots(key: string): Promise<ListRootsResult>;
+  /**
+   * A yes/no question: a form with one required yes/no field (`label`, default "Yes"), which
+   * every client that supports forms can render. True only for an accepted yes; no, decline and
+   * cancel are all false (use `ask.form` to tell them apart).
+   */
+  confirm(key: string, message: string, options?: { label?: string }): Promise<boolean>;
   /** Whether the client declared a capability: `form`, `url`, `sampling` or `roots`. */
   can(what: 'form' | 'url' | 'sampling' | 'roots'): boolean;
   /** The protocol revision of this request. */
@@ -245,3 +263,28 @@ export function forRevision(form: ResolvedForm, revision: string) {
 }
 
 export { AskUsageError, ElicitationUnsupportedError, ReplayError };
+
+type ConfirmForm = Form<{ confirmed: boolean }>;
+const confirmForms = new Map<string, ConfirmForm>();
+
+/** `ask.confirm` for any engine: one boolean form per label, kept (a few) so it is compiled once. */
+export async function confirm(
+  ask: Ask,
+  key: string,
+  message: string,
+  options?: { label?: string },
+): Promise<boolean> {
+  if (typeof message !== 'string' || message.length === 0)
+    throw new AskUsageError(
+      `ask.confirm('${key}', message): the message is the question; give one.`,
+    );
+  const label = options?.label ?? 'Yes';
+  let yesNo = confirmForms.get(label);
+  if (yesNo === undefined) {
+    if (confirmForms.size >= 64) confirmForms.clear();
+    yesNo = buildForm({ confirmed: boolean({ title: label }) });
+    confirmForms.set(label, yesNo);
+  }
+  const r = await ask.form(key, yesNo, { message });
+  return r.action === 'accept' && r.content.confirmed === true;
+}

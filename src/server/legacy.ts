@@ -14,6 +14,7 @@ import {
   type Ask,
   type AskLimits,
   checkKey,
+  confirm,
   declares,
   defaultMessage,
   forRevision,
@@ -154,6 +155,7 @@ export function legacyAsk(
   }
 
   const ask: Ask = {
+    confirm: (key, message, options) => confirm(ask, key, message, options),
     revision,
     async connect(provider, opts) {
       return askConnect(extras.connect, extras.principal, provider, opts, false, urlStep);

@@ -15,6 +15,7 @@ import {
   type Ask,
   type AskLimits,
   checkKey,
+  confirm,
   declares,
   defaultMessage,
   type FormOptions,
@@ -239,6 +240,7 @@ export function modernAsk(run: Run): Ask {
   }
 
   const ask: Ask = {
+    confirm: (key, message, options) => confirm(ask, key, message, options),
     revision: run.revision,
     async connect(provider, opts) {
       const underway = journal.s[`connect:${provider}`] !== undefined;

@@ -40,6 +40,9 @@ function app() {
       const r = await ask.form('login', form({ user: text(), userPassword: text() }));
       return r.action;
     })
+    .tool('pay', { description: 'A yes/no question' }, async (_args, ask) =>
+      (await ask.confirm('pay', 'Pay 40 EUR to Ann?', { label: 'Pay now' })) ? 'paid' : 'not paid',
+    )
     .tool('sleeve', { description: 'A field that only looks sensitive' }, async (_args, ask) => {
       const r = await ask.form(
         'sleeve',
@@ -130,6 +133,28 @@ describe.each([
     expect(seen).toEqual([]); // nothing reached the client
     const sent = await c.callTool({ name: 'sleeve', arguments: {} });
     expect((sent.content as { text: string }[])[0]?.text).toBe('sleeve red');
+  });
+
+  it('ask.confirm sends one yes/no field and is true only for an accepted yes', async () => {
+    const schemas: unknown[] = [];
+    const reply = (action: 'accept' | 'decline', confirmed?: boolean) =>
+      connect((req) => {
+        schemas.push(req.requestedSchema);
+        return action === 'accept' ? { action, content: { confirmed } } : { action };
+      });
+    const call = async (c: Client) => {
+      open.push(c);
+      const r = await c.callTool({ name: 'pay', arguments: {} });
+      return (r.content as { text: string }[])[0]?.text;
+    };
+    expect(await call(await reply('accept', true))).toBe('paid');
+    expect(await call(await reply('accept', false))).toBe('not paid');
+    expect(await call(await reply('decline'))).toBe('not paid');
+    expect(schemas[0]).toMatchObject({
+      type: 'object',
+      properties: { confirmed: { type: 'boolean', title: 'Pay now' } },
+      required: ['confirmed'],
+    });
   });
 
   it('decline and cancel are results', async () => {
