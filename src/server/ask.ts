@@ -24,6 +24,7 @@ import {
   type Form,
   type StandardSchemaLike,
 } from '../schema/index.ts';
+import { isRevision, revisionFeatures } from '../schema/revision.ts';
 import {
   AnswerRejectedError,
   AskUsageError,
@@ -191,6 +192,45 @@ export function withReasons(
     return `- ${field?.title ?? i.field ?? 'answer'}: ${i.message}`;
   });
   return `${message}\n\nThe previous answer could not be used:\n${lines.join('\n')}`;
+}
+
+/**
+ * The requestedSchema for a re-ask: each field the person answered validly carries that answer
+ * as its `default`, so a client shows what they entered instead of a blank form. Only where the
+ * revision allows defaults on every field kind, and only when the form was sent unconverted.
+ */
+export function keepAnswers(
+  form: ResolvedForm,
+  revision: string,
+  response: unknown,
+  issues: readonly AnswerIssue[],
+): object {
+  const requested = form.schema.requestedSchema as unknown as {
+    properties: Record<string, object>;
+  };
+  if (!isRevision(revision) || !revisionFeatures(revision).defaultsOnAll) return requested;
+  const content = (response as { content?: unknown } | null)?.content;
+  if (content === null || typeof content !== 'object' || Array.isArray(content)) return requested;
+  if (issues.some((i) => i.field === undefined)) return requested;
+  const bad = new Set(issues.map((i) => i.field));
+  const properties: Record<string, object> = {};
+  let kept = 0;
+  for (const name of Object.keys(requested.properties)) {
+    const field = form.schema.field(name);
+    const value = Object.hasOwn(content, name)
+      ? (content as Record<string, unknown>)[name]
+      : undefined;
+    const keep = field !== undefined && value !== undefined && !bad.has(name);
+    // defineProperty: a field named __proto__ stays a plain own property.
+    Object.defineProperty(properties, name, {
+      value: keep ? { ...requested.properties[name], default: value } : requested.properties[name],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+    if (keep) kept++;
+  }
+  return kept === 0 ? requested : { ...requested, properties };
 }
 
 /**

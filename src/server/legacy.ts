@@ -19,6 +19,7 @@ import {
   defaultMessage,
   forRevision,
   judge,
+  keepAnswers,
   rejected,
   withReasons,
 } from './ask.ts';
@@ -186,13 +187,16 @@ export function legacyAsk(
       const lowered = forRevision(form, revision);
       const message = opts?.message ?? defaultMessage(form);
       let issues: Parameters<typeof withReasons>[1] = [];
+      let previous: unknown;
       for (let attempt = 1; attempt <= limits.maxAttempts; attempt++) {
         const response = await waitFor(key, () =>
           ctx.mcpReq.elicitInput(
             {
               mode: 'form',
               message: attempt === 1 ? message : withReasons(message, issues, form),
-              requestedSchema: lowered.requestedSchema as never,
+              requestedSchema: (attempt === 1 || !lowered.identity
+                ? lowered.requestedSchema
+                : keepAnswers(form, revision, previous, issues)) as never,
             },
             options(),
           ),
@@ -204,6 +208,7 @@ export function legacyAsk(
         );
         if ('result' in verdict) return verdict.result as never;
         issues = verdict.issues;
+        previous = response;
       }
       throw rejected(key, limits.maxAttempts, issues);
     },

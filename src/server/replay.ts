@@ -21,6 +21,7 @@ import {
   type FormOptions,
   type FormResult,
   judge,
+  keepAnswers,
   rejected,
   withReasons,
 } from './ask.ts';
@@ -119,6 +120,7 @@ export function modernAsk(run: Run): Ask {
     const message = opts?.message ?? defaultMessage(form);
     const response = offered(run, key);
     let text = message;
+    let requestedSchema: object = form.schema.requestedSchema;
     if (response !== undefined) {
       const verdict = await judge(form, response);
       if ('result' in verdict) {
@@ -129,10 +131,11 @@ export function modernAsk(run: Run): Ask {
       journal.t[key] = attempts;
       if (attempts >= run.limits.maxAttempts) throw rejected(key, attempts, verdict.issues);
       text = withReasons(message, verdict.issues, form);
+      requestedSchema = keepAnswers(form, run.revision, response, verdict.issues);
     }
     addPending(run, key, {
       method: 'elicitation/create',
-      params: { mode: 'form', message: text, requestedSchema: form.schema.requestedSchema },
+      params: { mode: 'form', message: text, requestedSchema },
     } as InputRequest);
     return undefined;
   }

@@ -185,6 +185,24 @@ describe.each([
     expect(seen[1]).toContain('- seat: Choose one of: Window, Aisle.');
     expect(seen[1]).toContain('- admin: This field is not part of the form.');
 
+    // The re-ask keeps what was valid as defaults, so the person does not start again.
+    const schemas: { properties: Record<string, { default?: unknown }> }[] = [];
+    let m = 0;
+    const keeps = await connect((req) => {
+      if ('ok' in req.requestedSchema.properties)
+        return { action: 'accept', content: { ok: 'yes' } };
+      schemas.push(req.requestedSchema as (typeof schemas)[number]);
+      return ++m === 1
+        ? { action: 'accept', content: { name: 'Cy', seat: 'x', bags: 2 } }
+        : { action: 'accept', content: { name: 'Cy', seat: 'a', bags: 2 } };
+    });
+    open.push(keeps);
+    await keeps.callTool({ name: 'book', arguments: { city: 'Rome' } });
+    expect(schemas[0]?.properties.name?.default).toBeUndefined();
+    expect(schemas[1]?.properties.name?.default).toBe('Cy');
+    expect(schemas[1]?.properties.bags?.default).toBe(2);
+    expect(schemas[1]?.properties.seat?.default).toBeUndefined();
+
     const stubborn = await connect(() => ({ action: 'accept', content: { name: '' } }));
     open.push(stubborn);
     const failed = await stubborn.callTool({ name: 'book', arguments: { city: 'Rome' } });
