@@ -12,6 +12,7 @@ import {
   coerceText,
   type Field,
 } from '../schema/index.ts';
+import { sensitiveKind } from '../schema/sensitive.ts';
 import { inert } from './inert.ts';
 import type { FormResponse } from './types.ts';
 
@@ -83,6 +84,23 @@ export class FormSession {
 
   field(name: string): Field | undefined {
     return this.byName.get(name);
+  }
+
+  /**
+   * A caution for the person when the server's form asks for something a form must never ask for
+   * (a password, token, API key, card or account number): such values belong on the server's own
+   * page (URL mode), so a form asking for them may be an attempt to collect them. Empty otherwise.
+   */
+  cautions(safe: SafeText = inertText): string[] {
+    const out: string[] = [];
+    for (const f of this.fields) {
+      const what = sensitiveKind(f);
+      if (what !== undefined)
+        out.push(
+          `"${safe(f.title ?? f.name, 80)}" looks like it asks for ${what}. Servers must not ask for that in a form; unless you expected it, decline.`,
+        );
+    }
+    return out;
   }
 
   label(f: Field, safe: SafeText = inertText): string {

@@ -170,6 +170,7 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
     p.log.step(wording.title, { output });
     if (wording.message !== '') p.log.message(wording.message, { output });
     const session = new FormSession(request);
+    if (wording.decline) for (const c of session.cautions()) p.log.warn(c, { output });
     for (const f of session.fields) {
       const error = session.error(f.name);
       if (error !== undefined) p.log.error(`${session.label(f)}: ${error}`, { output });

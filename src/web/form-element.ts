@@ -81,6 +81,9 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
       { part: 'header' },
       el('div', { class: 'who', part: 'server', text: `${inert(r.server, 80, false)} asks` }),
       el('p', { class: 'message', part: 'message', text: inert(r.message, 2000) }),
+      ...(this.#session?.cautions() ?? []).map((text) =>
+        el('p', { class: 'warn', part: 'caution', text, attrs: { role: 'note' } }),
+      ),
     );
   }
 

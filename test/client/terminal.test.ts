@@ -98,6 +98,28 @@ describe('terminal renderer: forms', () => {
     expect(screen).toContain('Seat: Aisle');
     expect(screen).toContain('Extras: Wi-Fi');
   });
+  it('a form that asks for a password or an API key shows a caution first', async () => {
+    const raw = {
+      type: 'object',
+      properties: { user: { type: 'string' }, apiKey: { type: 'string', title: 'API key' } },
+    };
+    const h = harness();
+    const done = h.renderer.form(request(raw), signal);
+    await h.type('ann', ENTER, 'k', ENTER, 'd');
+    expect(await done).toEqual({ action: 'decline' });
+    expect(h.plain()).toContain(
+      '"API key" looks like it asks for an API key. Servers must not ask for that in a form; unless you expected it, decline.',
+    );
+    const plain = harness();
+    const other = plain.renderer.form(
+      request({ type: 'object', properties: { city: { type: 'string' } } }),
+      signal,
+    );
+    await plain.type('x', ENTER, 'd');
+    await other;
+    expect(plain.plain()).not.toContain('looks like it asks for');
+  });
+
   it('d declines and c cancels at the review; Esc cancels anywhere', async () => {
     const raw = { type: 'object', properties: { a: { type: 'string' } } };
     let h = harness();

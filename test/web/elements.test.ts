@@ -297,6 +297,23 @@ describe('<elicit-form>', () => {
     await page.close();
   });
 
+  it('cautions the person when the form asks for a password', async () => {
+    const page = await pageWith('elicit-form', {
+      server: 'Bank',
+      message: 'Sign in',
+      requestedSchema: { type: 'object', properties: { password: { type: 'string' } } },
+    });
+    const caution = await page.evaluate(
+      () =>
+        document.querySelector('elicit-form')?.shadowRoot?.querySelector('[part=caution]')
+          ?.textContent,
+    );
+    expect(caution).toBe(
+      '"password" looks like it asks for a password. Servers must not ask for that in a form; unless you expected it, decline.',
+    );
+    await page.close();
+  });
+
   it('shows the server name, message, titles, hints and options inert (bidi, controls, tags)', async () => {
     const page = await pageWith('elicit-form', {
       server: 'Pay\u202eroll',
