@@ -7,6 +7,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { UrlElicitationRequiredError } from '@modelcontextprotocol/client';
 import { ElicitError } from '../errors.ts';
+import { LEGACY_REVISION } from '../kernel/revision.ts';
 import { createPipeline, type Pipeline, type PipelineOptions } from './pipeline.ts';
 import type { ServerIdentity } from './types.ts';
 
@@ -69,7 +70,7 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
   const handle = (params: Record<string, unknown>, signal: AbortSignal) =>
     pipeline.handle(params, {
       server: identityOf(client),
-      revision: client.getNegotiatedProtocolVersion() ?? '2025-11-25',
+      revision: client.getNegotiatedProtocolVersion() ?? LEGACY_REVISION,
       signal,
     });
 

@@ -4,6 +4,7 @@
  * wrapper that applies the spec's "absent resultType means complete" rule, which the SDK
  * client (2.4) refuses instead.
  */
+import { setOwn } from '../kernel/own.ts';
 import type { Pipeline, RequestContext } from './pipeline.ts';
 
 type Fetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
@@ -22,12 +23,7 @@ export async function answerInputRequests(
       response = await pipeline.handle(request.params, ctx);
     else if (others !== undefined) response = await others(key, request);
     else continue;
-    Object.defineProperty(responses, key, {
-      value: response,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setOwn(responses, key, response);
   }
   return responses;
 }

@@ -4,14 +4,14 @@
  * → apply defaults → result. No SDK imports: the SDK adapter (attach.ts) and a browser host use
  * the same pipeline.
  */
+
+import { eraOf, schemaRevisionOf } from '../kernel/revision.ts';
 import {
   type AnswerIssue,
   applyDefaults,
   type CompiledSchema,
   compileSchema,
-  isRevision,
   type Limits,
-  type Revision,
   SchemaError,
 } from '../schema/index.ts';
 import { type AnalyzeOptions, analyzeUrl } from '../url/index.ts';
@@ -61,10 +61,6 @@ export interface Pipeline {
   readonly modes: { readonly form: boolean; readonly url: boolean };
 }
 
-function schemaRevision(revision: string): Revision {
-  return isRevision(revision) ? revision : revision < '2025-11-25' ? '2025-06-18' : '2026-07-28';
-}
-
 export function createPipeline(options: PipelineOptions): Pipeline {
   const modes = { form: options.modes?.form ?? true, url: options.modes?.url ?? true };
   const buckets =
@@ -83,7 +79,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     let schema: CompiledSchema;
     try {
       schema = compileSchema(params.requestedSchema, {
-        revision: schemaRevision(ctx.revision),
+        revision: schemaRevisionOf(ctx.revision),
         limits: options.limits,
       });
     } catch (error) {
@@ -163,7 +159,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         renderer.notice?.({ type: 'rate_limited', server: ctx.server, mode });
         return { action: 'decline' };
       }
-      const era = ctx.revision >= '2026-07-28' ? 'modern' : 'legacy';
+      const era = eraOf(ctx.revision);
       return mode === 'form'
         ? form(params, ctx, params.message)
         : url(params, ctx, params.message, era);

@@ -5,6 +5,7 @@
  * multi-select ticks) so it can be corrected, and field names are only ever keys of Maps or own
  * properties (`constructor`, `__proto__`, `toString` are ordinary names here).
  */
+import { setOwn } from '../kernel/own.ts';
 import {
   type AnswerIssue,
   applyDefaults,
@@ -52,7 +53,7 @@ const REQUIRED_MESSAGE = 'This field is required.';
 /** An object with exactly one own property, whatever its name (`__proto__` included). */
 function only(name: string, value: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+  setOwn(out, name, value);
   return out;
 }
 
@@ -186,13 +187,7 @@ export class FormSession {
   content(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const f of this.fields)
-      if (this.values.has(f.name))
-        Object.defineProperty(out, f.name, {
-          value: this.values.get(f.name),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+      if (this.values.has(f.name)) setOwn(out, f.name, this.values.get(f.name));
     return out;
   }
 

@@ -14,17 +14,19 @@
  * id, stores nothing and never reaches the provider; the event is logged.
  */
 import { type Context, Hono, type Next } from 'hono';
-import { TokenBuckets } from '../client/rate-limit.ts';
-import type { Store } from '../store/types.ts';
+import { TokenBuckets } from '../kernel/rate-limit.ts';
+import type { Store } from '../kernel/store.ts';
+import type { UrlPort } from '../server/url-port.ts';
 import { readForm } from './body.ts';
 import type { CompletionBus } from './completion.ts';
+import { providerConnection } from './connection.ts';
 import { AddressBuckets, type ConnectLimits, connectLimits } from './limits.ts';
 import type { Login, LoginEvent } from './login.ts';
 import { newState, newVerifier, OAuthFlowError, Provider, type ProviderConfig } from './oauth.ts';
 import { done, escapeHtml, failed, notAvailable, render, type Who } from './pages.ts';
 import type { Records, UrlRecord } from './records.ts';
 import { type BrowserSession, browserBinding, Sessions, whoOf } from './sessions.ts';
-import type { Vault } from './vault.ts';
+import { type Vault, vaultEntryName } from './vault.ts';
 
 export type ConnectEvent =
   | { type: 'principal_mismatch'; id: string; record: string; browser: string }
@@ -57,8 +59,10 @@ export interface ConnectOptions {
   readonly clientAddress?: (req: Request, env: unknown) => string | undefined;
 }
 
-export interface ConnectApp {
+/** The connect pages; also the server's URL-mode port (pass it as createServer's connect.app). */
+export interface ConnectApp extends UrlPort {
   readonly app: Hono;
+  readonly store: Store;
   readonly records: Records;
   readonly vault: Vault;
   readonly bus: CompletionBus;
@@ -239,7 +243,7 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
     try {
       const tokens = await provider.exchange(current, state, redirectUri, tx.verifier);
       await options.vault.put(
-        { principal: record.principal, provider: provider.name },
+        { principal: record.principal, provider: vaultEntryName('connect', provider.name) },
         tokens as never,
         vaultTtl,
       );
@@ -345,7 +349,7 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
     if (secret.length === 0 || secret.length > 4096)
       return failed('Enter a value of at most 4096 characters.', who);
     await options.vault.put(
-      { principal: record.principal, provider: `secret:${record.subject}` },
+      { principal: record.principal, provider: vaultEntryName('secret', record.subject) },
       secret,
       vaultTtl,
     );
@@ -367,12 +371,18 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
 
   return {
     app,
+    store: options.store,
     records: options.records,
     vault: options.vault,
     bus: options.bus,
     fetch: (req, env) => Promise.resolve(app.fetch(req, env)),
     providers,
     link: (id) => new URL(`/elicit/${id}`, baseUrl).href,
+    hasProvider: (name) => providers.has(name),
+    readEntry: (principal, purpose, subject) =>
+      options.vault.get({ principal, provider: vaultEntryName(purpose, subject) }),
+    connection: (principal, provider) =>
+      providerConnection(options.vault, providers, vaultTtl, principal, provider),
     redirectUri,
     vaultTtlMs: vaultTtl,
     limits,

@@ -30,4 +30,5 @@ export {
   Records,
   type UrlRecord,
 } from './records.ts';
-export { createVault, type Vault, type VaultEntry, VaultError } from './vault.ts';
+export { type ConnectStackOptions, createConnectStack } from './stack.ts';
+export { createVault, type Vault, type VaultEntry, VaultError, vaultEntryName } from './vault.ts';

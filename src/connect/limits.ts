@@ -4,7 +4,8 @@
  * started by browsers nobody has authenticated yet.
  */
 import { ElicitError } from '../errors.ts';
-import type { Store } from '../store/types.ts';
+import { TokenBuckets } from '../kernel/rate-limit.ts';
+import type { Store } from '../kernel/store.ts';
 
 /** A limit given to createConnectApp is not a positive whole number. */
 export class ConnectLimitError extends ElicitError {}
@@ -46,35 +47,13 @@ export function connectLimits(overrides: Partial<ConnectLimits> | undefined): Co
 }
 
 /** Token buckets keyed by client address, in a map bounded by `trackedAddresses` (LRU). */
-export class AddressBuckets {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
-  private readonly limits: ConnectLimits;
-  private readonly now: () => number;
+export class AddressBuckets extends TokenBuckets {
   constructor(limits: ConnectLimits, now: () => number = Date.now) {
-    this.limits = limits;
-    this.now = now;
-  }
-
-  /** Takes one token for `address`; false when its bucket is empty. */
-  take(address: string): boolean {
-    const t = this.now();
-    const found = this.buckets.get(address);
-    const b = found ?? { tokens: this.limits.loginBurst, at: t };
-    b.tokens = Math.min(
-      this.limits.loginBurst,
-      b.tokens + ((t - b.at) * this.limits.loginPerMinute) / 60_000,
+    super(
+      { capacity: limits.loginBurst, perMinute: limits.loginPerMinute },
+      now,
+      limits.trackedAddresses,
     );
-    b.at = t;
-    // Re-insert so the map's order is least recently seen first.
-    this.buckets.delete(address);
-    this.buckets.set(address, b);
-    if (found === undefined && this.buckets.size > this.limits.trackedAddresses) {
-      const oldest = this.buckets.keys().next().value;
-      if (oldest !== undefined) this.buckets.delete(oldest);
-    }
-    if (b.tokens < 1) return false;
-    b.tokens -= 1;
-    return true;
   }
 }
 

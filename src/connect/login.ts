@@ -8,7 +8,7 @@
  */
 import type { Hono } from 'hono';
 import * as oauth from 'oauth4webapi';
-import type { Store } from '../store/types.ts';
+import type { Store } from '../kernel/store.ts';
 import type { ConnectLimits } from './limits.ts';
 import { admitLogin } from './limits.ts';
 import { escapeHtml, failed, render, type Who } from './pages.ts';

@@ -3,49 +3,23 @@
  * 128-bit id; everything else lives here, bound to the principal that asked (issuer + subject
  * from MCP authorization), never to a client claim or a session id alone.
  */
-import { randomBytes } from 'node:crypto';
-import type { Store } from '../store/types.ts';
+import { pooledRandom } from '../kernel/random.ts';
+import type { Store } from '../kernel/store.ts';
+import type { NewUrlRecord, UrlRecord, UrlRecordPort } from '../server/url-port.ts';
 
-export type RecordPurpose = 'connect' | 'secret';
-export type RecordStatus = 'pending' | 'complete' | 'declined' | 'expired';
-
-export interface UrlRecord {
-  readonly id: string;
-  readonly principal: string;
-  /** The MCP client (OAuth client id) that asked, when known. */
-  readonly clientId: string | undefined;
-  readonly purpose: RecordPurpose;
-  /** Provider name for `connect`; the secret's name for `secret`. */
-  readonly subject: string;
-  readonly label: string | undefined;
-  readonly description: string | undefined;
-  readonly status: RecordStatus;
-  readonly createdAt: number;
-  readonly expiresAt: number;
-  /** Where the request came from, to route the completion notification (2025-11-25). */
-  readonly origin: { readonly sessionId?: string } | undefined;
-}
+export type { RecordPurpose, RecordStatus, UrlRecord } from '../server/url-port.ts';
 
 const key = (id: string) => `url:${id}`;
 
-// Ids come from a pooled CSPRNG buffer: one call per 256 records instead of one each.
-let pool = Buffer.alloc(0);
-let at = 0;
-function newId(): string {
-  if (at + 16 > pool.length) {
-    pool = randomBytes(16 * 256);
-    at = 0;
-  }
-  at += 16;
-  return pool.subarray(at - 16, at).toString('base64url');
-}
+// Ids come from the pooled CSPRNG: one call per many records instead of one each.
+const newId = (): string => Buffer.from(pooledRandom(16)).toString('base64url');
 const ID = /^[A-Za-z0-9_-]{22}$/;
 
 export function isRecordId(id: string): boolean {
   return ID.test(id);
 }
 
-export class Records {
+export class Records implements UrlRecordPort {
   readonly store: Store;
   readonly ttlMs: number;
   constructor(store: Store, ttlMs = 15 * 60_000) {
@@ -53,9 +27,7 @@ export class Records {
     this.ttlMs = ttlMs;
   }
 
-  async create(
-    fields: Omit<UrlRecord, 'id' | 'status' | 'createdAt' | 'expiresAt'>,
-  ): Promise<UrlRecord> {
+  async create(fields: NewUrlRecord): Promise<UrlRecord> {
     const now = Date.now();
     const record: UrlRecord = {
       ...fields,
@@ -102,5 +74,10 @@ export class Records {
       if (r !== undefined) out.push(r);
     }
     return out;
+  }
+
+  /** Counts a completed record once as an answer (after a -32042 retry): true the first time. */
+  async claim(id: string): Promise<boolean> {
+    return this.store.create(`claimed:${id}`, 1, { ttlMs: this.ttlMs * 2 });
   }
 }

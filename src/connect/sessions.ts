@@ -9,7 +9,7 @@
  * login cookie whose hash the login transaction keeps and the callback compares.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Store } from '../store/types.ts';
+import type { Store } from '../kernel/store.ts';
 import type { Who } from './pages.ts';
 
 export interface BrowserSession {

@@ -1,18 +1,14 @@
 /**
- * The vault: third-party tokens and secrets, encrypted at rest with AES-256-GCM (16-byte tag)
- * under a keyring, with additional authenticated data = principal + provider + key id, so a
- * row copied to another user or provider fails to decrypt. Values never leave the server.
+ * The vault: third-party tokens and secrets, encrypted at rest with the kernel's AES-256-GCM
+ * (16-byte tag) under a keyring, with additional authenticated data = principal + provider +
+ * key id, so a row copied to another user or provider fails to decrypt. Values never leave the
+ * server. Entry names are formed by `vaultEntryName` and `vaultStoreKey`, nowhere else.
  */
-import {
-  createCipheriv,
-  createDecipheriv,
-  createSecretKey,
-  type KeyObject,
-  randomBytes,
-} from 'node:crypto';
 import { ElicitError } from '../errors.ts';
-import type { Keyring } from '../server/seal.ts';
-import type { Json, Store } from '../store/types.ts';
+import { aeadOpen, aeadSeal, IV_BYTES, type Keyring, loadKeyring } from '../kernel/keyring.ts';
+import { pooledRandom } from '../kernel/random.ts';
+import type { Json, Store } from '../kernel/store.ts';
+import type { RecordPurpose } from '../server/url-port.ts';
 
 export interface VaultEntry {
   readonly principal: string;
@@ -27,90 +23,68 @@ export interface Vault {
 
 export class VaultError extends ElicitError {}
 
-function keyOf(secret: Uint8Array | string, id: string): KeyObject {
-  const bytes =
-    typeof secret === 'string'
-      ? Buffer.from(secret.replace(/-/g, '+').replace(/_/g, '/'), 'base64')
-      : Buffer.from(secret);
-  if (bytes.length !== 32)
-    throw new VaultError(
-      'ELICIT_KEY_INVALID',
-      `vault key "${id}" must be exactly 32 bytes (got ${bytes.length}).`,
-    );
-  return createSecretKey(bytes);
+/**
+ * The vault entry behind a URL-mode subject: a provider's tokens under the provider's name, a
+ * secret under `secret:<name>` (so a secret can never be read as a provider's tokens).
+ */
+export function vaultEntryName(purpose: RecordPurpose, subject: string): string {
+  return purpose === 'connect' ? subject : `secret:${subject}`;
+}
+
+/** The store key of an entry: both parts base64url, so no name can run into the other. */
+function vaultStoreKey(e: VaultEntry): string {
+  return `vault:${Buffer.from(e.principal).toString('base64url')}:${Buffer.from(e.provider).toString('base64url')}`;
 }
 
 const aad = (e: VaultEntry, kid: string) =>
   Buffer.from(`elicit-vault\u0000${e.principal}\u0000${e.provider}\u0000${kid}`);
-const storeKey = (e: VaultEntry) =>
-  `vault:${Buffer.from(e.principal).toString('base64url')}:${Buffer.from(e.provider).toString('base64url')}`;
 
+/** A vault on `store`, encrypting under `keyring` (checked here: a KeyringError if unusable). */
 export function createVault(
   store: Store,
   keyring: Keyring,
   options: { now?: () => number } = {},
 ): Vault {
-  if (keyring.keys.length === 0)
-    throw new VaultError('ELICIT_KEY_INVALID', 'the vault keyring needs at least one key');
-  const keys = new Map(
-    keyring.keys.map((k) => [
-      k.id,
-      { key: keyOf(k.secret, k.id), retireAt: k.retireAt ?? Number.POSITIVE_INFINITY },
-    ]),
-  );
-  const current = keyring.keys[0] as { id: string };
   const now = options.now ?? Date.now;
+  const keys = loadKeyring(keyring, now());
   return {
     async put(entry, secret, ttlMs) {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv(
-        'aes-256-gcm',
-        (keys.get(current.id) as { key: KeyObject }).key,
-        iv,
-        { authTagLength: 16 },
-      );
-      cipher.setAAD(aad(entry, current.id));
-      const body = Buffer.concat([
-        cipher.update(JSON.stringify(secret), 'utf8'),
-        cipher.final(),
-        cipher.getAuthTag(),
-      ]);
-      const record = { k: current.id, iv: iv.toString('base64url'), c: body.toString('base64url') };
-      const key = storeKey(entry);
+      const iv = pooledRandom(IV_BYTES);
+      const { id, key: sealKey } = keys.current;
+      const body = aeadSeal(sealKey, iv, aad(entry, id), JSON.stringify(secret));
+      const record = {
+        k: id,
+        iv: Buffer.from(iv).toString('base64url'),
+        c: body.toString('base64url'),
+      };
+      const key = vaultStoreKey(entry);
       // Replace: delete then create (tokens are rewritten on refresh).
       await store.delete(key);
       await store.create(key, record, { ttlMs, tags: [`vault-principal:${entry.principal}`] });
     },
     async get<T extends Json>(entry: VaultEntry): Promise<T | undefined> {
-      const stored = await store.get<{ k: string; iv: string; c: string }>(storeKey(entry));
+      const stored = await store.get<{ k: string; iv: string; c: string }>(vaultStoreKey(entry));
       if (stored === undefined) return undefined;
       const { k, iv, c } = stored.value;
-      const key = keys.get(k);
-      if (key === undefined || now() >= key.retireAt) return undefined;
+      const key = keys.usable(k, now());
+      if (key === undefined) return undefined;
       const raw = Buffer.from(c, 'base64url');
       if (raw.length < 17)
         throw new VaultError('ELICIT_VAULT_CORRUPT', 'a vault entry is damaged.');
-      const decipher = createDecipheriv('aes-256-gcm', key.key, Buffer.from(iv, 'base64url'), {
-        authTagLength: 16,
-      });
-      decipher.setAAD(aad(entry, k));
-      decipher.setAuthTag(raw.subarray(raw.length - 16));
-      try {
-        return JSON.parse(
-          Buffer.concat([
-            decipher.update(raw.subarray(0, raw.length - 16)),
-            decipher.final(),
-          ]).toString('utf8'),
-        ) as T;
-      } catch {
+      const plain = aeadOpen(key.key, Buffer.from(iv, 'base64url'), aad(entry, k), raw);
+      if (plain === undefined)
         throw new VaultError(
           'ELICIT_VAULT_CORRUPT',
           'a vault entry failed authentication: it was altered or belongs to another user or provider.',
         );
+      try {
+        return JSON.parse(plain.toString('utf8')) as T;
+      } catch {
+        throw new VaultError('ELICIT_VAULT_CORRUPT', 'a vault entry is damaged.');
       }
     },
     async delete(entry) {
-      await store.delete(storeKey(entry));
+      await store.delete(vaultStoreKey(entry));
     },
   };
 }

@@ -8,11 +8,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
-import { createConnectApp } from '../connect/app.ts';
-import { memoryBus } from '../connect/completion.ts';
 import { devLogin } from '../connect/login.ts';
-import { Records } from '../connect/records.ts';
-import { createVault } from '../connect/vault.ts';
+import { createConnectStack } from '../connect/stack.ts';
 import { generateKeySecret, httpEntry } from '../server/index.ts';
 import { sqliteStore } from '../store/sqlite.ts';
 import { startDemoIdp } from './idp.ts';
@@ -49,12 +46,10 @@ export async function startDemo(options: DemoOptions = {}): Promise<DemoStack> {
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const store = await sqliteStore({ path: join(dir, 'demo.db') });
   const idp = await startDemoIdp(`${base}/elicit/oauth/callback`);
-  const connect = createConnectApp({
+  const connect = createConnectStack({
     baseUrl: base,
     store,
-    records: new Records(store),
-    vault: createVault(store, { keys: [{ id: 'demo', secret: secrets.vault }] }),
-    bus: memoryBus(),
+    keyring: { keys: [{ id: 'demo', secret: secrets.vault }] },
     // The demo's MCP endpoint has no authorization: its one user is `local`.
     login: devLogin({ fixedPrincipal: 'local' }),
     providers:

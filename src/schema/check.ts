@@ -3,6 +3,7 @@
  * turns it into the normalised field model. Never throws on bad input: every problem becomes a
  * SchemaIssue with a path, a stable code and a message that says what to do.
  */
+import { hasOwnValue } from '../kernel/own.ts';
 import {
   describeType,
   formatPath,
@@ -72,9 +73,7 @@ function isObject(value: unknown): value is Obj {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function has(obj: Obj, key: string): boolean {
-  return Object.hasOwn(obj, key) && obj[key] !== undefined;
-}
+const has: (obj: Obj, key: string) => boolean = hasOwnValue;
 
 class Checker {
   readonly errors: SchemaIssue[] = [];

@@ -5,6 +5,7 @@
  */
 
 import { ElicitError } from '../errors.ts';
+import { setOwn } from '../kernel/own.ts';
 import { type CheckedSchema, type CheckOptions, checkSchema } from './check.ts';
 import { generateValidator } from './codegen.ts';
 import type { AnswerIssue, SchemaIssue } from './issues.ts';
@@ -54,17 +55,7 @@ const NOT_OBJECT: readonly AnswerIssue[] = Object.freeze([
   } as const),
 ]);
 
-/** Sets an own property even for names such as `__proto__`. */
-export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(target, key, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  } else target[key] = value;
-}
+export { setOwn };
 
 function own(content: Record<string, unknown>, p: PreparedField): unknown {
   // Only names that Object.prototype also has need the (slower) own-property check.

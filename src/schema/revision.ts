@@ -1,7 +1,6 @@
-/** Protocol revisions that speak elicitation, oldest first. */
-export const REVISIONS = ['2025-06-18', '2025-11-25', '2026-07-28'] as const;
-export type Revision = (typeof REVISIONS)[number];
-export const LATEST_REVISION: Revision = '2026-07-28';
+import type { Revision } from '../kernel/revision.ts';
+
+export { isRevision, LATEST_REVISION, REVISIONS, type Revision } from '../kernel/revision.ts';
 
 /** What the restricted schema allows in a revision (schema/<revision>/schema.ts). */
 export interface RevisionFeatures {
@@ -34,8 +33,4 @@ const FEATURES: Record<Revision, RevisionFeatures> = {
 
 export function revisionFeatures(revision: Revision): RevisionFeatures {
   return FEATURES[revision];
-}
-
-export function isRevision(value: unknown): value is Revision {
-  return typeof value === 'string' && (REVISIONS as readonly string[]).includes(value);
 }

@@ -26,9 +26,10 @@ import {
   type StandardSchemaWithJSON,
 } from '@modelcontextprotocol/server';
 import { ElicitError } from '../errors.ts';
+import { MODERN_REVISION } from '../kernel/revision.ts';
+import type { Store } from '../kernel/store.ts';
 import { measureJson } from '../schema/measure.ts';
 import { onceStoreFrom } from '../store/once.ts';
-import type { Store } from '../store/types.ts';
 import { type Ask, type AskLimits, DEFAULT_ASK_LIMITS } from './ask.ts';
 import { wrapCallHandlers } from './call-handlers.ts';
 import { RoundsExceededError, TooManyPendingAsksError } from './errors.ts';
@@ -214,7 +215,7 @@ export class ElicitServer {
       audience: options.audience ?? options.name,
     });
     this.pending = new PendingAsks(this.limits);
-    const store = options.store ?? options.connect?.app.records.store;
+    const store = options.store ?? options.connect?.app.store;
     this.once = store === undefined ? memoryOnceStore() : onceStoreFrom(store);
     // Any state of a conversation lacking a step's result can be presented until the last
     // round's state expires: the marker lives that long (see docs/security.md).
@@ -433,7 +434,7 @@ export class ElicitServer {
       once: this.once,
       onceTtlMs: this.onceTtlMs,
       limits: this.limits,
-      revision: (env?.[PROTOCOL_VERSION_META_KEY] as string | undefined) ?? '2026-07-28',
+      revision: (env?.[PROTOCOL_VERSION_META_KEY] as string | undefined) ?? MODERN_REVISION,
       principal: gate.binding.principal,
       clientId: ctx.http?.authInfo?.clientId,
       connect: this.options.connect,

@@ -13,39 +13,33 @@
  * form are refused (`old_format`): their conversation starts over. Every failure is one
  * StateError whose `reason` is for logs only; callers answer the client with a generic -32602.
  */
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHash,
-  createSecretKey,
-  hkdfSync,
-  type KeyObject,
-  randomBytes,
-} from 'node:crypto';
+import { createHash, createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
 import { ElicitError } from '../errors.ts';
+import {
+  aeadOpen,
+  aeadSeal,
+  checkKeyring,
+  generateKeySecret,
+  IV_BYTES,
+  type Keyring,
+  KeyringError,
+  type KeyringKey,
+  loadKeyring,
+  rotateKeyring,
+  TAG_BYTES,
+} from '../kernel/keyring.ts';
+import { pooledRandom, randomBytes } from '../kernel/random.ts';
+
+export { checkKeyring, generateKeySecret, type Keyring, KeyringError, rotateKeyring };
 
 const VERSION = 'e2';
 const SALT_BYTES = 16;
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 /** Seals under one derived key before the salt is redrawn. */
 export const SEALS_PER_SALT = 2 ** 20;
-const KID = /^[A-Za-z0-9_-]{1,32}$/;
 const HKDF_INFO = Buffer.from('elicit requestState e2');
 
-export interface SealKey {
-  /** Short identifier written into every state (letters, digits, `_`, `-`; at most 32). */
-  readonly id: string;
-  /** 32 bytes: a Uint8Array, or base64/base64url text of 32 bytes. */
-  readonly secret: Uint8Array | string;
-  /** Stop accepting states sealed with this key after this time (ms since epoch). */
-  readonly retireAt?: number;
-}
-
-export interface Keyring {
-  /** Seals with the first key; opens with any key that is not retired. */
-  readonly keys: readonly SealKey[];
-}
+/** A key of the keyring (the same keyring shape the vault takes). */
+export type SealKey = KeyringKey;
 
 export type StateFailure =
   | 'not_string'
@@ -64,13 +58,6 @@ export class StateError extends ElicitError {
   constructor(reason: StateFailure) {
     super('ELICIT_STATE_INVALID', `requestState rejected (${reason})`);
     this.reason = reason;
-  }
-}
-
-/** A keyring that cannot be used as given: the message names the key and what to fix. */
-export class KeyringError extends ElicitError {
-  constructor(message: string) {
-    super('ELICIT_KEYRING_INVALID', message);
   }
 }
 
@@ -109,79 +96,6 @@ export interface Opened<T> {
 export interface Sealer {
   seal(payload: unknown, binding: Binding, round: number): string;
   open<T = unknown>(state: unknown, binding: Binding): Opened<T>;
-}
-
-function decodeSecret(secret: Uint8Array | string, id: string): Buffer {
-  if (typeof secret === 'string' && !/^[A-Za-z0-9+/_-]+={0,2}$/.test(secret))
-    throw new KeyringError(
-      `key "${id}" must be base64 or base64url text of 32 bytes; generate one with generateKeySecret()`,
-    );
-  const bytes =
-    typeof secret === 'string'
-      ? Buffer.from(secret.replace(/-/g, '+').replace(/_/g, '/'), 'base64')
-      : Buffer.from(secret);
-  if (bytes.length !== 32) {
-    throw new KeyringError(
-      `key "${id}" must be exactly 32 bytes (got ${bytes.length}); generate one with: node -e "console.log(crypto.randomBytes(32).toString('base64url'))"`,
-    );
-  }
-  return bytes;
-}
-
-/**
- * Checks a keyring and returns its keys decoded: at least one key; ids unique and well formed;
- * every secret exactly 32 bytes and different from the others (a rotation that reuses a secret
- * rotates nothing); `retireAt` a time, and the first key (the one that seals) not retired.
- */
-export function checkKeyring(
-  keyring: Keyring,
-  now: number = Date.now(),
-): Map<string, { secret: Buffer; retireAt: number }> {
-  if (keyring === null || typeof keyring !== 'object' || !Array.isArray(keyring.keys))
-    throw new KeyringError('the keyring must be { keys: [{ id, secret }, …] }');
-  if (keyring.keys.length === 0) throw new KeyringError('the keyring needs at least one key');
-  const out = new Map<string, { secret: Buffer; retireAt: number }>();
-  const secrets = new Map<string, string>();
-  for (const k of keyring.keys) {
-    if (typeof k?.id !== 'string' || !KID.test(k.id))
-      throw new KeyringError(
-        `key id ${JSON.stringify(k?.id)} must be 1-32 letters, digits, "_" or "-"`,
-      );
-    if (out.has(k.id)) throw new KeyringError(`key id "${k.id}" appears twice in the keyring`);
-    const secret = decodeSecret(k.secret, k.id);
-    const hex = secret.toString('hex');
-    const twin = secrets.get(hex);
-    if (twin !== undefined)
-      throw new KeyringError(
-        `keys "${twin}" and "${k.id}" have the same secret; a new key needs a new secret (generateKeySecret())`,
-      );
-    secrets.set(hex, k.id);
-    if (k.retireAt !== undefined && !Number.isFinite(k.retireAt))
-      throw new KeyringError(
-        `key "${k.id}": retireAt must be a time in milliseconds since the epoch, got ${String(k.retireAt)}`,
-      );
-    out.set(k.id, { secret, retireAt: k.retireAt ?? Number.POSITIVE_INFINITY });
-  }
-  const first = keyring.keys[0] as SealKey;
-  if ((out.get(first.id)?.retireAt ?? Number.POSITIVE_INFINITY) <= now)
-    throw new KeyringError(
-      `key "${first.id}" seals new states but is already retired; put the new key first`,
-    );
-  return out;
-}
-
-/**
- * The keyring after a rotation: `next` seals from now on, every key of `current` still opens
- * for `overlapMs` (at least the state TTL, so states in flight finish), then retires.
- */
-export function rotateKeyring(current: Keyring, next: SealKey, overlapMs: number): Keyring {
-  const retireAt = Date.now() + overlapMs;
-  return {
-    keys: [
-      next,
-      ...current.keys.map((k) => ({ ...k, retireAt: Math.min(k.retireAt ?? retireAt, retireAt) })),
-    ],
-  };
 }
 
 /** JSON with sorted object keys, so equal arguments always give the same digest. */
@@ -229,34 +143,17 @@ function deriveKey(master: KeyObject, salt: Uint8Array): KeyObject {
   return createSecretKey(Buffer.from(hkdfSync('sha256', master, salt, HKDF_INFO, 32)));
 }
 
-// IVs come from a pooled random buffer: one CSPRNG call per 340 seals instead of one each.
-let pool = Buffer.alloc(0);
-let poolAt = 0;
-function freshIv(): Buffer {
-  if (poolAt + IV_BYTES > pool.length) {
-    pool = randomBytes(IV_BYTES * 340);
-    poolAt = 0;
-  }
-  const iv = pool.subarray(poolAt, poolAt + IV_BYTES);
-  poolAt += IV_BYTES;
-  return iv;
-}
-
 export function createSealer(options: SealerOptions): Sealer {
   const now = options.now ?? Date.now;
-  const keys = new Map<string, { key: KeyObject; retireAt: number }>();
-  for (const [id, k] of checkKeyring(options.keyring, now())) {
-    // One KeyObject per key: raw bytes would be imported again on every call.
-    keys.set(id, { key: createSecretKey(k.secret), retireAt: k.retireAt });
-  }
-  const current = options.keyring.keys[0] as SealKey;
-  const currentKey = (keys.get(current.id) as { key: KeyObject }).key;
+  const keys = loadKeyring(options.keyring, now());
+  const current = keys.current;
+  const currentKey = current.key;
   const audience = options.audience ?? '';
   const ttlMs = options.ttlMs ?? 600_000;
   const maxLength = options.maxLength ?? 16_384;
   const prefix = `${VERSION}.${current.id}.`;
 
-  let salt = randomBytes(SALT_BYTES);
+  let salt = Buffer.from(randomBytes(SALT_BYTES));
   let sealKey = deriveKey(currentKey, salt);
   const perSalt = options.sealsPerSalt ?? SEALS_PER_SALT;
   if (!Number.isSafeInteger(perSalt) || perSalt < 1 || perSalt > SEALS_PER_SALT)
@@ -272,21 +169,18 @@ export function createSealer(options: SealerOptions): Sealer {
   return {
     seal(payload, binding, round) {
       if (sealsLeft === 0) {
-        salt = randomBytes(SALT_BYTES);
+        salt = Buffer.from(randomBytes(SALT_BYTES));
         sealKey = deriveKey(currentKey, salt);
         sealsLeft = perSalt;
       }
       sealsLeft -= 1;
-      const iv = freshIv();
-      const cipher = createCipheriv('aes-256-gcm', sealKey, iv, { authTagLength: TAG_BYTES });
-      cipher.setAAD(aad(current.id, audience, binding));
+      // IVs come from the pooled CSPRNG: one call per many seals instead of one each.
+      const iv = pooledRandom(IV_BYTES);
       const body = JSON.stringify({ p: payload, r: round, x: now() + ttlMs });
       const out = Buffer.concat([
         salt,
         iv,
-        cipher.update(body, 'utf8'),
-        cipher.final(),
-        cipher.getAuthTag(),
+        aeadSeal(sealKey, iv, aad(current.id, audience, binding), body),
       ]);
       const state = prefix + out.toString('base64url');
       if (state.length > maxLength) {
@@ -307,7 +201,7 @@ export function createSealer(options: SealerOptions): Sealer {
       if (version === 'e1') throw new StateError('old_format');
       if (version !== VERSION) throw new StateError('malformed');
       const kid = state.slice(first + 1, second);
-      const entry = keys.get(kid);
+      const entry = keys.find(kid);
       if (entry === undefined) throw new StateError('unknown_key');
       if (now() >= entry.retireAt) throw new StateError('retired_key');
       const text = state.slice(second + 1);
@@ -321,20 +215,14 @@ export function createSealer(options: SealerOptions): Sealer {
       const cacheKey = `${kid}.${stateSalt.toString('base64url')}`;
       const cached = kid === current.id && stateSalt.equals(salt) ? sealKey : opened.get(cacheKey);
       const key = cached ?? deriveKey(entry.key, stateSalt);
-      const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(SALT_BYTES, head), {
-        authTagLength: TAG_BYTES,
-      });
-      decipher.setAAD(aad(kid, audience, binding));
-      decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
-      let body: string;
-      try {
-        body = Buffer.concat([
-          decipher.update(raw.subarray(head, raw.length - TAG_BYTES)),
-          decipher.final(),
-        ]).toString('utf8');
-      } catch {
-        throw new StateError('tampered_or_other_request');
-      }
+      const plain = aeadOpen(
+        key,
+        raw.subarray(SALT_BYTES, head),
+        aad(kid, audience, binding),
+        raw.subarray(head),
+      );
+      if (plain === undefined) throw new StateError('tampered_or_other_request');
+      const body = plain.toString('utf8');
       // Only keys that opened a genuine state are kept, so forged salts cannot fill the cache.
       if (cached === undefined) {
         if (opened.size >= MAX_DERIVED) opened.delete(opened.keys().next().value as string);
@@ -352,9 +240,4 @@ export function createSealer(options: SealerOptions): Sealer {
       return { payload: parsed.p as T, round: parsed.r, expiresAt: parsed.x };
     },
   };
-}
-
-/** A fresh random key secret (base64url), for keyrings and documentation. */
-export function generateKeySecret(): string {
-  return randomBytes(32).toString('base64url');
 }

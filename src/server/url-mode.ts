@@ -4,13 +4,14 @@
  * the authorised fetch handed to the handler. Provider tokens stay in the vault and in this
  * process: they never reach the MCP client, and the client's own bearer token is never sent.
  */
-import type { ConnectApp } from '../connect/app.ts';
-import type { Tokens } from '../connect/oauth.ts';
-import type { RecordPurpose, UrlRecord } from '../connect/records.ts';
 import { ElicitError } from '../errors.ts';
+import type { Connection, RecordPurpose, UrlPort, UrlRecord } from './url-port.ts';
+
+export type { Connection } from './url-port.ts';
 
 export interface ConnectSettings {
-  readonly app: ConnectApp;
+  /** The web side: createConnectStack(...) or createConnectApp(...) from elicit/connect. */
+  readonly app: UrlPort;
   /**
    * 2025-11-25 sessions: `in-call` sends the URL elicitation and waits for completion inside the
    * tool call (default); `error` answers -32042 so the client retries when the page is done.
@@ -18,17 +19,6 @@ export interface ConnectSettings {
   readonly legacyMode?: 'in-call' | 'error';
   /** How long a call waits for the browser step; default 10 minutes. */
   readonly waitMs?: number;
-}
-
-/** An authorised handle on a provider's API, as the current user. */
-export interface Connection {
-  readonly provider: string;
-  /**
-   * `fetch` with the user's access token; refreshes once on 401 when a refresh token exists.
-   * Only URLs on the provider's API origins are allowed (a TokenDestinationError otherwise), and
-   * redirects are not followed: a 3xx comes back as it is.
-   */
-  fetch(input: string | URL, init?: RequestInit): Promise<Response>;
 }
 
 export type ConnectResult =
@@ -42,61 +32,18 @@ export class ConnectNotConfiguredError extends ElicitError {
   constructor(what: string) {
     super(
       'ELICIT_CONNECT_NOT_CONFIGURED',
-      `${what} needs the connect pages: pass connect: { app: createConnectApp(...) } to createServer.`,
+      `${what} needs the connect pages: pass connect: { app: createConnectStack(...) } to createServer.`,
     );
   }
 }
 
-export const vaultName = (purpose: RecordPurpose, subject: string) =>
-  purpose === 'connect' ? subject : `secret:${subject}`;
-
+/** The authorised fetch for the principal's tokens at `provider` (implemented by the port). */
 export function connection(
   settings: ConnectSettings,
   principal: string,
   provider: string,
 ): Connection {
-  const entry = { principal, provider };
-  const { vault, providers, vaultTtlMs } = settings.app;
-  return {
-    provider,
-    async fetch(input, init) {
-      const p = providers.get(provider);
-      if (p === undefined)
-        throw new ElicitError(
-          'ELICIT_NOT_CONNECTED',
-          `${provider} is no longer configured on the connect pages.`,
-        );
-      // Checked before the vault is read: a refused URL never gets near the token.
-      const url = p.destination(input);
-      const send = async (tokens: Tokens) => {
-        const headers = new Headers(init?.headers);
-        headers.set(
-          'authorization',
-          `${tokens.token_type === 'bearer' || tokens.token_type === 'Bearer' ? 'Bearer' : tokens.token_type} ${tokens.access_token}`,
-        );
-        // A redirect could lead the token off the API's origins: the caller decides.
-        return fetch(url, { ...init, headers, redirect: 'manual' });
-      };
-      let tokens = (await vault.get<never>(entry)) as Tokens | undefined;
-      if (tokens === undefined)
-        throw new ElicitError(
-          'ELICIT_NOT_CONNECTED',
-          `${provider} is not connected for this user any more; call ask.connect again.`,
-        );
-      const expired = tokens.expires_at !== undefined && tokens.expires_at <= Date.now() + 30_000;
-      let response = expired ? undefined : await send(tokens);
-      if (
-        (response === undefined || response.status === 401) &&
-        tokens.refresh_token !== undefined
-      ) {
-        const fresh = await p.refresh(tokens.refresh_token);
-        tokens = { ...fresh, refresh_token: fresh.refresh_token ?? tokens.refresh_token };
-        await vault.put(entry, tokens as never, vaultTtlMs);
-        response = await send(tokens);
-      }
-      return response ?? send(tokens);
-    },
-  };
+  return settings.app.connection(principal, provider);
 }
 
 /** Resolves when the record leaves `pending` (via the bus, with a store check against races). */
@@ -163,7 +110,7 @@ export async function claimRecentCompletion(
     .filter((r) => r.purpose === purpose && r.subject === subject && r.status === 'complete')
     .sort((a, b) => b.createdAt - a.createdAt);
   for (const r of recent) {
-    if (await records.store.create(`claimed:${r.id}`, 1, { ttlMs: records.ttlMs * 2 })) return true;
+    if (await records.claim(r.id)) return true;
   }
   return false;
 }
@@ -186,13 +133,13 @@ export async function askConnect(
   urlStep: UrlStep,
 ): Promise<ConnectResult> {
   if (settings === undefined) throw new ConnectNotConfiguredError('ask.connect');
-  if (!settings.app.providers.has(provider)) {
+  if (!settings.app.hasProvider(provider)) {
     throw new ElicitError(
       'ELICIT_ASK_USAGE',
       `ask.connect: no provider named ${JSON.stringify(provider)} is configured.`,
     );
   }
-  if (forceStep || (await settings.app.vault.get({ principal, provider })) === undefined) {
+  if (forceStep || (await settings.app.readEntry(principal, 'connect', provider)) === undefined) {
     const outcome = await urlStep(
       'connect',
       provider,
@@ -215,12 +162,15 @@ export async function askSecret(
   urlStep: UrlStep,
 ): Promise<SecretResult> {
   if (settings === undefined) throw new ConnectNotConfiguredError('ask.secret');
-  const entry = { principal, provider: vaultName('secret', key) };
-  let value = forceStep ? undefined : await settings.app.vault.get<string>(entry);
+  const read = async () => {
+    const stored = await settings.app.readEntry(principal, 'secret', key);
+    return typeof stored === 'string' ? stored : undefined;
+  };
+  let value = forceStep ? undefined : await read();
   if (value === undefined) {
     const outcome = await urlStep('secret', key, opts.label, opts.description, opts.message);
     if (outcome !== 'complete') return { action: outcome };
-    value = await settings.app.vault.get<string>(entry);
+    value = await read();
   }
   return value === undefined ? { action: 'cancel' } : { action: 'accept', value };
 }

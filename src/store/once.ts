@@ -1,5 +1,5 @@
 /** `ask.once` markers on any store: consuming a key is creating it if absent. */
-import { type OnceStore, OnceStoreFullError } from '../server/once-store.ts';
+import { type OnceStore, OnceStoreFullError } from '../kernel/store.ts';
 import { type Store, StoreError } from './types.ts';
 
 export function onceStoreFrom(store: Store, prefix = 'once:'): OnceStore {

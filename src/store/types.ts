@@ -3,45 +3,7 @@
  * compare-and-set by version, atomic single-use take, and lookup by tag (for example all records
  * of one principal). Small on purpose, so SQLite, Redis and memory can all do it atomically.
  */
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
-export interface Stored<T extends Json = Json> {
-  readonly value: T;
-  /** Increases on every write; pass it to `update` for compare-and-set. */
-  readonly version: number;
-  /** Milliseconds since the epoch. */
-  readonly expiresAt: number;
-}
-
-export interface PutOptions {
-  readonly ttlMs: number;
-  /** Tags to find the record by later (`findByTag`). */
-  readonly tags?: readonly string[];
-}
-
-export interface Store {
-  /**
-   * `process`: records live in this process only (the memory driver), so replicas do not
-   * share them. Absent means shared.
-   */
-  readonly scope?: 'process' | 'shared';
-  /** Creates `key` only if it does not exist (or has expired). True when created. */
-  create(key: string, value: Json, options: PutOptions): Promise<boolean>;
-  get<T extends Json = Json>(key: string): Promise<Stored<T> | undefined>;
-  /** Replaces the value only if the stored version is `version`. True when replaced. */
-  update(
-    key: string,
-    version: number,
-    value: Json,
-    options?: Partial<PutOptions>,
-  ): Promise<boolean>;
-  /** Removes and returns the record, atomically: only one caller ever gets it. */
-  take<T extends Json = Json>(key: string): Promise<Stored<T> | undefined>;
-  delete(key: string): Promise<void>;
-  /** Keys of live records created with `tag`. */
-  findByTag(tag: string): Promise<string[]>;
-  close(): Promise<void>;
-}
+export type { Json, PutOptions, Store, Stored } from '../kernel/store.ts';
 
 export class StoreError extends Error {
   readonly code: string;

@@ -1,0 +1,81 @@
+/**
+ * The storage contracts every part codes against: `Store` (elicit/store implements it; the
+ * server and the connect pages use it) and `OnceStore` (single-use markers for ask.once).
+ */
+import { ElicitError } from '../errors.ts';
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+export interface Stored<T extends Json = Json> {
+  readonly value: T;
+  /** Increases on every write; pass it to `update` for compare-and-set. */
+  readonly version: number;
+  /** Milliseconds since the epoch. */
+  readonly expiresAt: number;
+}
+
+export interface PutOptions {
+  readonly ttlMs: number;
+  /** Tags to find the record by later (`findByTag`). */
+  readonly tags?: readonly string[];
+}
+
+export interface Store {
+  /**
+   * `process`: records live in this process only (the memory driver), so replicas do not
+   * share them. Absent means shared.
+   */
+  readonly scope?: 'process' | 'shared';
+  /** Creates `key` only if it does not exist (or has expired). True when created. */
+  create(key: string, value: Json, options: PutOptions): Promise<boolean>;
+  get<T extends Json = Json>(key: string): Promise<Stored<T> | undefined>;
+  /** Replaces the value only if the stored version is `version`. True when replaced. */
+  update(
+    key: string,
+    version: number,
+    value: Json,
+    options?: Partial<PutOptions>,
+  ): Promise<boolean>;
+  /** Removes and returns the record, atomically: only one caller ever gets it. */
+  take<T extends Json = Json>(key: string): Promise<Stored<T> | undefined>;
+  delete(key: string): Promise<void>;
+  /** Keys of live records created with `tag`. */
+  findByTag(tag: string): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * Single-use markers for `ask.once`: `consume` succeeds exactly once per key within its TTL.
+ * A store that cannot keep a marker fails closed: it throws, and the step does not run,
+ * because forgetting a live marker is what would let a replay run the step again.
+ */
+export interface OnceStore {
+  /**
+   * True the first time `key` is consumed (until `ttlMs` passes); false afterwards. Throws
+   * OnceStoreFullError rather than forget a live marker.
+   */
+  consume(key: string, ttlMs: number): Promise<boolean>;
+  /** `process`: markers live in this process only, so replicas cannot see each other's. */
+  readonly scope: 'process' | 'shared';
+}
+
+/** The once store is at its limit with live markers: the step is refused, not run. */
+export class OnceStoreFullError extends ElicitError {
+  constructor(limit: number) {
+    super(
+      'ELICIT_ONCE_STORE_FULL',
+      `The one-time step store holds ${limit} live markers, its limit; the step was not run. Try again once markers expire, raise the limit, or use a shared store (createServer({ store })).`,
+    );
+  }
+}
+
+/** The once store could not be reached: the step is refused, not run. */
+export class OnceStoreUnavailableError extends ElicitError {
+  constructor(key: string, cause: unknown) {
+    super(
+      'ELICIT_ONCE_STORE_UNAVAILABLE',
+      `The one-time step "${key}" was not run because its marker could not be recorded (${cause instanceof Error ? cause.message : String(cause)}). Nothing was done; try again when the store is back.`,
+      { cause },
+    );
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The URL-mode port: what `ask.connect` and `ask.secret` need from the web side, and nothing
+ * more. The server codes against this; elicit/connect implements it (`createConnectStack`,
+ * `createConnectApp`), so the server never imports the connect pages.
+ */
+import type { Json, Store } from '../kernel/store.ts';
+
+export type RecordPurpose = 'connect' | 'secret';
+export type RecordStatus = 'pending' | 'complete' | 'declined' | 'expired';
+
+/** A URL elicitation record: what a connect link stands for, bound to the principal that asked. */
+export interface UrlRecord {
+  readonly id: string;
+  readonly principal: string;
+  /** The MCP client (OAuth client id) that asked, when known. */
+  readonly clientId: string | undefined;
+  readonly purpose: RecordPurpose;
+  /** Provider name for `connect`; the secret's name for `secret`. */
+  readonly subject: string;
+  readonly label: string | undefined;
+  readonly description: string | undefined;
+  readonly status: RecordStatus;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  /** Where the request came from, to route the completion notification (2025-11-25). */
+  readonly origin: { readonly sessionId?: string } | undefined;
+}
+
+export type NewUrlRecord = Omit<UrlRecord, 'id' | 'status' | 'createdAt' | 'expiresAt'>;
+
+export interface UrlRecordPort {
+  /** A new pending record bound to `fields.principal`. */
+  create(fields: NewUrlRecord): Promise<UrlRecord>;
+  /** The record (`expired` once a pending one outlives its TTL), or undefined. */
+  get(id: string): Promise<UrlRecord | undefined>;
+  /** Moves a pending record to `status`; undefined if it was not pending. */
+  finish(id: string, status: 'complete' | 'declined'): Promise<UrlRecord | undefined>;
+  byPrincipal(principal: string): Promise<UrlRecord[]>;
+  /** Counts a completed record once as an answer: true the first time only, on any replica. */
+  claim(id: string): Promise<boolean>;
+}
+
+export interface CompletionPort {
+  /** Calls `listener` when a record leaves `pending`; returns the unsubscribe. */
+  subscribe(
+    listener: (event: { readonly id: string; readonly status: 'complete' | 'declined' }) => void,
+  ): () => void;
+}
+
+/** An authorised handle on a provider's API, as the current user. */
+export interface Connection {
+  readonly provider: string;
+  /**
+   * `fetch` with the user's access token; refreshes once on 401 when a refresh token exists.
+   * Only URLs on the provider's API origins are allowed (a TokenDestinationError otherwise), and
+   * redirects are not followed: a 3xx comes back as it is.
+   */
+  fetch(input: string | URL, init?: RequestInit): Promise<Response>;
+}
+
+export interface UrlPort {
+  readonly records: UrlRecordPort;
+  /** The link the person opens for a record. */
+  link(id: string): string;
+  readonly bus: CompletionPort;
+  /** True when a provider of this name is configured. */
+  hasProvider(name: string): boolean;
+  /** The principal's stored value for a subject (tokens or a secret), or undefined. */
+  readEntry(principal: string, purpose: RecordPurpose, subject: string): Promise<Json | undefined>;
+  /** The authorised fetch for the principal's tokens at `provider`. */
+  connection(principal: string, provider: string): Connection;
+  /** The store the records live in; a server without a store of its own keeps ask.once markers there. */
+  readonly store?: Store;
+}
