@@ -2,9 +2,11 @@
  * One connection to the server: SDK Client + elicitation + transport, built again on reconnect
  * (a restarted HTTP server forgets the session; a crashed stdio child is started afresh).
  */
+
 import { Client, type StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { attachElicitation, type ElicitClient } from '../../client/attach.ts';
 import type { Renderer } from '../../client/types.ts';
+import { MODERN_REVISION } from '../../kernel/revision.ts';
 import { TerminalAuthProvider } from '../auth.ts';
 import { openInBrowser } from '../open.ts';
 import { type ChildState, describeFailure, HostError } from './errors.ts';
@@ -89,7 +91,7 @@ export class Link {
       maxUrlRetries: o.limits.urlRetries,
     });
     client.setVersionNegotiation({
-      mode: o.era === 'auto' ? 'auto' : o.era === 'legacy' ? 'legacy' : { pin: '2026-07-28' },
+      mode: o.era === 'auto' ? 'auto' : o.era === 'legacy' ? 'legacy' : { pin: MODERN_REVISION },
     });
     client.setNotificationHandler('notifications/message', (n) => {
       o.onLog?.(n.params as { level: string; logger?: string; data: unknown });

@@ -2,8 +2,10 @@
  * The browser host of `elicit demo --web`: the SDK client running in the page, talking to the
  * demo server over Streamable HTTP, with elicitations rendered by the elicit elements.
  */
+
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { attachElicitation } from '../../client/attach.ts';
+import { MODERN_REVISION } from '../../kernel/revision.ts';
 import { fromJsonSchema } from '../../schema/index.ts';
 import type { ElicitFormElement, ElicitResponseDetail } from '../form-element.ts';
 import { webRenderer } from '../index.ts';
@@ -168,7 +170,7 @@ async function start(era: string): Promise<void> {
     },
   });
   client.setVersionNegotiation({
-    mode: era === 'legacy' ? 'legacy' : era === 'modern' ? { pin: '2026-07-28' } : 'auto',
+    mode: era === 'legacy' ? 'legacy' : era === 'modern' ? { pin: MODERN_REVISION } : 'auto',
   });
   await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', location.href)));
   log(`Connected (${client.getProtocolEra()} era, ${client.getNegotiatedProtocolVersion()})`);

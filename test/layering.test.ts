@@ -1,0 +1,192 @@
+/**
+ * Which part of src/ may import which: the table below is the one in docs/architecture.md
+ * ("Layers"). Every file under src/ is parsed for static `import`/`export … from`, side-effect
+ * imports and dynamic `import()`; each relative import that leaves its part must be allowed by
+ * the table. Within a part anything goes.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/** A part: a folder under src/, or a file directly in src/. */
+type Part = string;
+
+interface Allowance {
+  /** The part imported. */
+  readonly part: Part;
+  /** Only these files of it (paths relative to src/); all of them when absent. */
+  readonly files?: readonly string[];
+  /** Only `import type` / `export type` (erased at runtime). */
+  readonly typeOnly?: boolean;
+}
+
+/** The table. Node built-ins and packages are not parts (test/purity.test.ts watches those). */
+export const LAYERS: Readonly<Record<Part, readonly (Part | Allowance)[]>> = {
+  'errors.ts': [],
+  kernel: ['errors.ts'],
+  schema: ['errors.ts', 'kernel'],
+  url: ['errors.ts', 'kernel'],
+  store: ['errors.ts', 'kernel'],
+  'index.ts': ['errors.ts', 'kernel', 'schema'],
+  client: ['errors.ts', 'kernel', 'schema', 'url'],
+  web: ['errors.ts', 'kernel', 'schema', 'url', 'client'],
+  server: ['errors.ts', 'kernel', 'schema', 'store'],
+  // The connect pages implement the server's URL-mode port: its types, nothing else of the server.
+  connect: [
+    'errors.ts',
+    'kernel',
+    { part: 'server', files: ['server/url-port.ts'], typeOnly: true },
+  ],
+  demo: ['errors.ts', 'kernel', 'schema', 'store', 'server', 'connect'],
+  cli: ['errors.ts', 'kernel', 'schema', 'url', 'client', 'web', 'demo'],
+};
+
+/**
+ * Single imports outside the table, each type-only: `RecordPurpose` is defined in
+ * server/url-port.ts and re-exported by connect/records.ts; these two files still name the
+ * re-export. Importing it from ./url-port.ts removes the need for them.
+ */
+export const EXCEPTIONS: readonly { from: string; to: string; typeOnly: true }[] = [
+  { from: 'server/legacy.ts', to: 'connect/records.ts', typeOnly: true },
+  { from: 'server/replay.ts', to: 'connect/records.ts', typeOnly: true },
+];
+
+export interface Edge {
+  readonly from: string;
+  readonly to: string;
+  readonly typeOnly: boolean;
+}
+
+const STATIC =
+  /^[ \t]*(?:import|export)[ \t]+(type[ \t]+)?(?:[^;'"]*?[ \t\n]from[ \t]*)?['"]([^'"\n]+)['"]/gm;
+const DYNAMIC = /\bimport\(\s*['"]([^'"\n]+)['"]\s*\)/g;
+
+/** Relative imports of one file (paths relative to src/), with whether each is type-only. */
+export function importsOf(file: string, source: string, root: string): Edge[] {
+  const from = relative(root, file).split(sep).join('/');
+  const edges: Edge[] = [];
+  const add = (spec: string, typeOnly: boolean) => {
+    if (!spec.startsWith('.')) return;
+    const to = relative(root, resolve(dirname(file), spec))
+      .split(sep)
+      .join('/');
+    edges.push({ from, to, typeOnly });
+  };
+  for (const m of source.matchAll(STATIC)) add(m[2] as string, m[1] !== undefined);
+  // Dynamic imports anywhere but in comment lines.
+  const code = source
+    .split('\n')
+    .filter((l) => !/^\s*(\/\/|\/\*|\*)/.test(l))
+    .join('\n');
+  for (const m of code.matchAll(DYNAMIC)) add(m[1] as string, false);
+  return edges;
+}
+
+export const partOf = (path: string): Part => path.split('/')[0] as Part;
+
+/** The edges the table and the exceptions do not allow, as readable lines. */
+export function violations(
+  edges: readonly Edge[],
+  layers: typeof LAYERS = LAYERS,
+  exceptions: typeof EXCEPTIONS = EXCEPTIONS,
+): string[] {
+  const out: string[] = [];
+  for (const e of edges) {
+    const from = partOf(e.from);
+    const to = partOf(e.to);
+    if (from === to) continue;
+    const rules = layers[from];
+    if (rules === undefined) {
+      out.push(`${e.from}: its part "${from}" is not in the layering table`);
+      continue;
+    }
+    const allowed = rules.some((r) => {
+      const a: Allowance = typeof r === 'string' ? { part: r } : r;
+      return (
+        a.part === to &&
+        (a.files === undefined || a.files.includes(e.to)) &&
+        (a.typeOnly !== true || e.typeOnly)
+      );
+    });
+    const excepted = exceptions.some(
+      (x) => x.from === e.from && x.to === e.to && (!x.typeOnly || e.typeOnly),
+    );
+    if (!allowed && !excepted)
+      out.push(`${e.from} imports ${e.to}${e.typeOnly ? ' (type-only)' : ''}: ${from} -> ${to}`);
+  }
+  return out;
+}
+
+function walk(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? walk(join(dir, d.name)) : d.name.endsWith('.ts') ? [join(dir, d.name)] : [],
+  );
+}
+
+const ROOT = resolve('src');
+const FILES = walk(ROOT);
+const EDGES = FILES.flatMap((f) => importsOf(f, readFileSync(f, 'utf8'), ROOT));
+
+describe('layering', () => {
+  it('every part of src/ is in the table', () => {
+    const parts = new Set(FILES.map((f) => partOf(relative(ROOT, f).split(sep).join('/'))));
+    expect([...parts].filter((p) => LAYERS[p] === undefined)).toEqual([]);
+  });
+
+  it('the parser finds the imports (every relative import resolves to a file)', () => {
+    expect(EDGES.length).toBeGreaterThan(300);
+    expect(
+      EDGES.filter((e) => !existsSync(join(ROOT, e.to))).map((e) => `${e.from} -> ${e.to}`),
+    ).toEqual([]);
+  });
+
+  it('every import across parts follows the table', () => {
+    expect(violations(EDGES)).toEqual([]);
+  });
+
+  it('the kernel imports nothing of ours but errors.ts', () => {
+    const out = EDGES.filter((e) => partOf(e.from) === 'kernel' && partOf(e.to) !== 'kernel');
+    expect(out.every((e) => e.to === 'errors.ts')).toBe(true);
+  });
+
+  it('the kernel is private: no package export and no public index re-exports it', () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { exports: object };
+    expect(JSON.stringify(pkg.exports)).not.toContain('kernel');
+    const indexes = FILES.filter((f) => /(^|[/\\])index\.ts$/.test(f) && !f.includes('kernel'));
+    for (const f of indexes) expect(readFileSync(f, 'utf8'), f).not.toMatch(/from '[./]*kernel\//);
+  });
+
+  it('a violation fails: each kind of edge the table refuses is reported', () => {
+    const src = (path: string, text: string) => importsOf(join(ROOT, path), text, ROOT);
+    const bad = [
+      // A part importing upwards, statically, dynamically, by re-export.
+      ...src('kernel/x.ts', "import { createServer } from '../server/app.ts';"),
+      ...src('store/x.ts', "const m = await import('../server/once-store.ts');"),
+      ...src('client/x.ts', "export { Records } from '../connect/records.ts';"),
+      // The port allowance is type-only and names one file.
+      ...src('connect/x.ts', "import { createSealer } from '../server/url-port.ts';"),
+      ...src('connect/x.ts', "import type { Sealer } from '../server/seal.ts';"),
+      // Multi-line import list, side-effect import.
+      ...src(
+        'schema/x.ts',
+        "import {\n  a,\n  b,\n} from '../client/pipeline.ts';\nimport '../url/index.ts';",
+      ),
+      // An exception covers type-only imports only.
+      ...src('server/legacy.ts', "import { Records } from '../connect/records.ts';"),
+    ];
+    expect(violations(bad)).toHaveLength(8);
+    // …and what the table allows is not reported.
+    const good = [
+      ...src('connect/x.ts', "import type { UrlPort } from '../server/url-port.ts';"),
+      ...src('server/x.ts', "import { pooledRandom } from '../kernel/random.ts';"),
+      ...src('server/legacy.ts', "import type { RecordPurpose } from '../connect/records.ts';"),
+      ...src('kernel/x.ts', "import { ElicitError } from '../errors.ts';"),
+      // Comments are not imports.
+      ...src(
+        'kernel/y.ts',
+        "// import('../server/app.ts')\n/**\n * import x from '../cli/main.ts';\n */",
+      ),
+    ];
+    expect(violations(good)).toEqual([]);
+  });
+});
