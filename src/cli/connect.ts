@@ -6,6 +6,7 @@
  * and reconnects when the server restarts. Scripted with --answers/--call for unattended runs.
  * The parts live in ./host/.
  */
+
 import { type Readable, Writable } from 'node:stream';
 import { styleText } from 'node:util';
 import * as p from '@clack/prompts';
@@ -15,6 +16,7 @@ import { inert } from '../client/inert.ts';
 import { type Policy, type ScriptedAnswer, scriptedRenderer } from '../client/scripted.ts';
 import { type TerminalRenderer, terminalRenderer } from '../client/terminal.ts';
 import type { Renderer } from '../client/types.ts';
+import { setOwn } from '../kernel/own.ts';
 import { fromJsonSchema } from '../schema/index.ts';
 import { authProviderFor } from './auth.ts';
 import {
@@ -526,10 +528,7 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
 function promptSchema(args: readonly { name: string; description?: string; required?: boolean }[]) {
   const properties: Record<string, unknown> = {};
   for (const a of args)
-    Object.defineProperty(properties, a.name, {
-      value: { type: 'string', title: a.name, description: a.description },
-      enumerable: true,
-    });
+    setOwn(properties, a.name, { type: 'string', title: a.name, description: a.description });
   return {
     type: 'object',
     properties,
@@ -540,8 +539,7 @@ function promptSchema(args: readonly { name: string; description?: string; requi
 function stringArgs(args: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(args))
-    if (v !== undefined && v !== '')
-      Object.defineProperty(out, k, { value: String(v), enumerable: true });
+    if (v !== undefined && v !== '') setOwn(out, k, String(v));
   return out;
 }
 

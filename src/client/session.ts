@@ -5,7 +5,7 @@
  * multi-select ticks) so it can be corrected, and field names are only ever keys of Maps or own
  * properties (`constructor`, `__proto__`, `toString` are ordinary names here).
  */
-import { setOwn } from '../kernel/own.ts';
+import { hasOwnValue, setOwn } from '../kernel/own.ts';
 import {
   type AnswerIssue,
   applyDefaults,
@@ -75,8 +75,7 @@ export class FormSession {
     const initial = start.initial ?? {};
     for (const f of this.fields) {
       const from = Object.hasOwn(initial, f.name) ? initial : defaults;
-      if (Object.hasOwn(from, f.name) && from[f.name] !== undefined)
-        this.values.set(f.name, from[f.name]);
+      if (hasOwnValue(from, f.name)) this.values.set(f.name, from[f.name]);
     }
     for (const issue of start.issues ?? [])
       if (issue.field !== undefined && this.byName.has(issue.field))

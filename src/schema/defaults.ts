@@ -1,5 +1,5 @@
+import { hasOwnValue, setOwn } from '../kernel/own.ts';
 import type { CheckedSchema } from './check.ts';
-import { setOwn } from './compile.ts';
 import type { AnswerValue, Content } from './types.ts';
 
 /**
@@ -13,11 +13,7 @@ export function applyDefaults(
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(partial)) setOwn(out, key, partial[key]);
   for (const field of schema.fields) {
-    if (
-      field.default === undefined ||
-      (Object.hasOwn(out, field.name) && out[field.name] !== undefined)
-    )
-      continue;
+    if (field.default === undefined || hasOwnValue(out, field.name)) continue;
     const d = field.default;
     setOwn(out, field.name, (Array.isArray(d) ? [...d] : d) as AnswerValue);
   }

@@ -69,3 +69,9 @@ export {
   type ConnectSettings,
   type SecretResult,
 } from './url-mode.ts';
+export type {
+  CompletionPort,
+  NewUrlRecord,
+  UrlPort,
+  UrlRecordPort,
+} from './url-port.ts';
