@@ -160,6 +160,17 @@ export const app = createServer({ name: 'elicit-conformance', version: '1.0.0' }
     },
   )
   .tool(
+    'test_missing_capability',
+    { description: 'Needs sampling; a client that did not declare it gets -32021' },
+    async (_args, ask) => {
+      const r = await ask.sample('needs_sampling', {
+        messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }],
+        maxTokens: 10,
+      });
+      return `sampled: ${r.role}`;
+    },
+  )
+  .tool(
     'test_input_required_result_capabilities',
     { description: 'Asks only what the client declared' },
     async (_args, ask) => {

@@ -31,10 +31,10 @@ import { onceStoreFrom } from '../store/once.ts';
 import type { Store } from '../store/types.ts';
 import { type Ask, type AskLimits, DEFAULT_ASK_LIMITS } from './ask.ts';
 import { wrapCallHandlers } from './call-handlers.ts';
-import { RoundsExceededError, TooManyPendingAsksError } from './errors.ts';
+import { RoundsExceededError } from './errors.ts';
 import { legacyAsk } from './legacy.ts';
 import { memoryOnceStore, type OnceStore } from './once-store.ts';
-import { installRefusals, PendingAsks } from './pending.ts';
+import { PendingAsks } from './pending.ts';
 import {
   checkExposure,
   NO_PRINCIPAL_MESSAGE,
@@ -51,6 +51,7 @@ import {
   StateError,
 } from './seal.ts';
 import type { ConnectSettings } from './url-mode.ts';
+import { installWireErrors, type Kind, wireError } from './wire.ts';
 
 export type Era = 'legacy' | 'modern';
 
@@ -198,7 +199,8 @@ export class ElicitServer {
   readonly once: OnceStore;
   /** Asks waiting for a person now, with the caps of `limits`. */
   readonly pending: PendingAsks;
-  private readonly refusals = new WeakMap<object, TooManyPendingAsksError>();
+  /** Wire errors recorded per request, thrown again past McpServer's tool wrapper. */
+  private readonly wireErrors = new WeakMap<object, ProtocolError>();
   private readonly onceTtlMs: number;
   private readonly entries: Registered[] = [];
   private readonly principalOption: PrincipalOption;
@@ -312,7 +314,7 @@ export class ElicitServer {
     );
     const gates = new WeakMap<object, Gate>();
     this.installGate(mcp, era, gates);
-    installRefusals(mcp, this.refusals);
+    installWireErrors(mcp, this.wireErrors);
     for (const entry of this.entries) {
       const run = (args: unknown, ctx: ServerContext) =>
         this.invoke(entry, era, mcp, gates, args, ctx);
@@ -394,6 +396,17 @@ export class ElicitServer {
     }
   }
 
+  /** What the handler threw, on the wire: see wire.ts for the one table every era and kind follows. */
+  private failed(error: unknown, kind: Kind, era: Era, ctx: ServerContext): unknown {
+    const wire = wireError(error, kind, era);
+    if (wire !== undefined) {
+      this.wireErrors.set(ctx.mcpReq, wire);
+      throw wire;
+    }
+    if (kind === 'tool' && error instanceof ElicitError) return errorResult(error);
+    throw error;
+  }
+
   private async invoke(
     entry: Registered,
     era: Era,
@@ -405,22 +418,18 @@ export class ElicitServer {
     const gate = gates.get(ctx.mcpReq);
     if (gate === undefined)
       throw new Error('elicit: request reached a handler without passing the gate');
+    const kind = entry.kind;
     if (era === 'legacy') {
+      const ask = legacyAsk(ctx, mcp, this.limits, {
+        principal: gate.binding.principal,
+        connect: this.options.connect,
+        pending: this.pending,
+      });
       try {
-        const out = await entry.handler(
-          args,
-          legacyAsk(ctx, mcp, this.limits, {
-            principal: gate.binding.principal,
-            connect: this.options.connect,
-            pending: this.pending,
-          }),
-          ctx,
-        );
-        return entry.kind === 'tool' ? toToolResult(out as ToolOutput) : out;
+        const out = await entry.handler(args, ask, ctx);
+        return kind === 'tool' ? toToolResult(out as ToolOutput) : out;
       } catch (error) {
-        if (error instanceof TooManyPendingAsksError) this.refusals.set(ctx.mcpReq, error);
-        if (entry.kind === 'tool' && error instanceof ElicitError) return errorResult(error);
-        throw error;
+        return this.failed(error, kind, era, ctx);
       }
     }
     const env = envelopeOf(ctx);
@@ -444,24 +453,13 @@ export class ElicitServer {
     try {
       out = await entry.handler(args, modernAsk(run), ctx);
     } catch (error) {
-      if (error !== SUSPEND) {
-        if (error instanceof TooManyPendingAsksError) this.refusals.set(ctx.mcpReq, error);
-        if (entry.kind === 'tool' && error instanceof ElicitError) return errorResult(error);
-        if (error instanceof ElicitError)
-          throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message, {
-            code: error.code,
-          });
-        throw error;
-      }
+      if (error !== SUSPEND) return this.failed(error, kind, era, ctx);
     }
     // Pending asks win even if the handler caught the suspension and returned something.
     if (run.pending.size > 0) {
       const round = gate.round + 1;
-      if (round > this.limits.maxRounds) {
-        const error = new RoundsExceededError(this.limits.maxRounds);
-        if (entry.kind === 'tool') return errorResult(error);
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
-      }
+      if (round > this.limits.maxRounds)
+        return this.failed(new RoundsExceededError(this.limits.maxRounds), kind, era, ctx);
       run.journal.p = [...run.pending.keys()];
       const requestState = this.sealer.seal(run.journal, gate.binding, round);
       return inputRequired({ inputRequests: Object.fromEntries(run.pending), requestState });
