@@ -35,7 +35,8 @@ const CAPABILITY_NAMES = {
 } as const;
 
 function need(engine: Engine, what: keyof typeof CAPABILITY_NAMES): void {
-  if (!declares(engine.caps, what)) throw new ElicitationUnsupportedError(CAPABILITY_NAMES[what]);
+  if (!declares(engine.caps, what, engine.revision))
+    throw new ElicitationUnsupportedError(CAPABILITY_NAMES[what]);
 }
 
 const elicit = (params: object) => ({ method: 'elicitation/create', params }) as InputRequest;
@@ -129,7 +130,7 @@ export function createAsk(
 
   const ask: Ask = {
     revision: engine.revision,
-    can: (what) => declares(engine.caps, what),
+    can: (what) => declares(engine.caps, what, engine.revision),
 
     async form(key, input, opts) {
       checkKey(key);

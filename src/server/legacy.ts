@@ -86,7 +86,7 @@ export function legacyAsk(
     const settings = extras.connect;
     if (settings === undefined)
       throw new ConnectNotConfiguredError(purpose === 'connect' ? 'ask.connect' : 'ask.secret');
-    if (!declares(caps, 'url')) throw new ElicitationUnsupportedError('URL elicitation');
+    if (!declares(caps, 'url', revision)) throw new ElicitationUnsupportedError('URL elicitation');
     const record = await settings.app.records.create({
       principal: extras.principal,
       clientId: ctx.http?.authInfo?.clientId,

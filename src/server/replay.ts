@@ -128,7 +128,8 @@ export function modernAsk(run: Run): Ask {
         }
       } else id = undefined; // expired or gone: start again
     }
-    if (!declares(run.caps, 'url')) throw new ElicitationUnsupportedError('URL elicitation');
+    if (!declares(run.caps, 'url', run.revision))
+      throw new ElicitationUnsupportedError('URL elicitation');
     if (id === undefined) {
       const record = await records.create({
         principal: run.principal,
