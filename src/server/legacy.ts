@@ -140,9 +140,13 @@ export function legacyAsk(
     return status === 'declined' ? 'decline' : 'cancel';
   }
 
-  const answers = new Map<string, unknown>();
-  const failures = new Map<string, number>();
-  const steps = new Map<string, unknown>();
+  // What this call has settled (answers `a`, invalid counts `t`, step results `s`), made on first
+  // use: most calls wait on one ask, and each waiting call's memory counts (see docs/server.md).
+  let memo: Map<string, unknown> | undefined;
+  const memoGet = (kind: 'a' | 't' | 's', key: string) => memo?.get(`${kind}\u0000${key}`);
+  const memoHas = (kind: 'a' | 't' | 's', key: string) => memo?.has(`${kind}\u0000${key}`) === true;
+  const memoSet = (kind: 'a' | 't' | 's', key: string, value: unknown) =>
+    void (memo ??= new Map()).set(`${kind}\u0000${key}`, value);
 
   /** One request through the SDK session, waited for under the caps. */
   function send(key: string, request: InputRequest): Promise<unknown> {
@@ -165,19 +169,19 @@ export function legacyAsk(
     revision,
     caps,
     limits,
-    recall: (key) => answers.get(key),
-    remember: (key, response) => void answers.set(key, response),
+    recall: (key) => memoGet('a', key),
+    remember: (key, response) => memoSet('a', key, response),
     exchange: send,
     failed(key) {
-      const n = (failures.get(key) ?? 0) + 1;
-      failures.set(key, n);
+      const n = ((memoGet('t', key) as number | undefined) ?? 0) + 1;
+      memoSet('t', key, n);
       return n;
     },
     async step(key, run) {
       // One call cannot be replayed: a step key asked twice gives its first result.
-      if (steps.has(key)) return steps.get(key);
+      if (memoHas('s', key)) return memoGet('s', key);
       const value = await run();
-      steps.set(key, value);
+      memoSet('s', key, value);
       return value;
     },
     round: (asks) => Promise.all(asks.map((a) => a())),
