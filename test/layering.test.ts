@@ -43,10 +43,11 @@ export const LAYERS: Readonly<Record<Part, readonly (Part | Allowance)[]>> = {
 
 /**
  * Single imports outside the table, each type-only: `RecordPurpose` is defined in
- * server/url-port.ts and re-exported by connect/records.ts; these two files still name the
+ * server/url-port.ts and re-exported by connect/records.ts; these files still name the
  * re-export. Importing it from ./url-port.ts removes the need for them.
  */
 export const EXCEPTIONS: readonly { from: string; to: string; typeOnly: true }[] = [
+  { from: 'server/engine.ts', to: 'connect/records.ts', typeOnly: true },
   { from: 'server/legacy.ts', to: 'connect/records.ts', typeOnly: true },
   { from: 'server/replay.ts', to: 'connect/records.ts', typeOnly: true },
 ];

@@ -160,6 +160,33 @@ export const app = createServer({ name: 'elicit-conformance', version: '1.0.0' }
     },
   )
   .tool(
+    'test_streaming_elicitation',
+    { description: 'Asks a form: on 2026-07-28 the stream carries only the input_required result' },
+    async (_args, ask) => {
+      const r = await ask.form('user_name', name, { message: 'What is your name?' });
+      return `form: ${r.action}`;
+    },
+  )
+  .tool(
+    'test_logging_tool',
+    { description: 'Logs through the SDK, which sends it only at the level the request asked for' },
+    async (_args, _ask, ctx) => {
+      await ctx.mcpReq.log('info', 'a log line from test_logging_tool');
+      return 'logged';
+    },
+  )
+  .tool(
+    'test_missing_capability',
+    { description: 'Needs sampling; a client that did not declare it gets -32021' },
+    async (_args, ask) => {
+      const r = await ask.sample('needs_sampling', {
+        messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }],
+        maxTokens: 10,
+      });
+      return `sampled: ${r.role}`;
+    },
+  )
+  .tool(
     'test_input_required_result_capabilities',
     { description: 'Asks only what the client declared' },
     async (_args, ask) => {

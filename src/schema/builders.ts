@@ -8,8 +8,7 @@
  * present: if the answer leaves it out, parse() fills it in.
  */
 
-import { checkSchema } from './check.ts';
-import { type CompiledSchema, compileChecked, type ParseResult, SchemaError } from './compile.ts';
+import { type CompiledSchema, compileSchema, type ParseResult, SchemaError } from './compile.ts';
 import { emitSchema } from './emit.ts';
 import type {
   Field,
@@ -235,10 +234,15 @@ export function formFromFields<T>(
   refine?: (value: T) => ParseResult<T> | Promise<ParseResult<T>>,
 ): Form<T> {
   const requestedSchema = emitSchema(fields);
-  // Round-trip through the checker so builders can never produce what the wire rejects.
-  const result = checkSchema(requestedSchema);
-  if (!result.ok) throw new SchemaError(result.errors, 'form');
-  const schema = compileChecked(result.schema);
+  // Round-trip through the checker so builders can never produce what the wire rejects; the
+  // compile cache is keyed by content, so a form built inside a handler is checked once.
+  let schema: CompiledSchema;
+  try {
+    schema = compileSchema(requestedSchema);
+  } catch (error) {
+    if (error instanceof SchemaError) throw new SchemaError(error.issues, 'form');
+    throw error;
+  }
   return {
     requestedSchema,
     schema,

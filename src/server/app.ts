@@ -1,62 +1,44 @@
 /**
- * `createServer`: register tools and prompts once, with handlers that take an `ask`, and serve
- * them on both protocol eras. Each era gets its own SDK `McpServer` from `build(era)`.
- *
- * Where the SDK is in the way: a `requestState` must be rejected with a JSON-RPC -32602 when it
- * does not match the tool and arguments it is presented with, but the SDK's verify hook never
- * sees the request params and McpServer turns anything a tool throws into an `isError` result.
- * So `build()` wraps the low-level `tools/call` / `prompts/get` handlers as McpServer installs
- * them (a contained patch of our own instance's `setRequestHandler`) and opens the state there,
- * with the full request in hand.
+ * `createServer`: register tools, prompts and resources once, with handlers that take an `ask`,
+ * and serve them on both protocol eras. Each era gets its own SDK `McpServer` from `build(era)`,
+ * with the state gate (gate.ts) and the runner (runner.ts) installed around every handler.
  */
 
 import {
   type AuthInfo,
-  type CallToolResult,
-  CLIENT_CAPABILITIES_META_KEY,
-  type ClientCapabilities,
   type GetPromptResult,
-  inputRequired,
   McpServer,
-  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   type ReadResourceResult,
   type ServerContext,
   type StandardSchemaWithJSON,
 } from '@modelcontextprotocol/server';
-import { ElicitError } from '../errors.ts';
-import { MODERN_REVISION } from '../kernel/revision.ts';
 import type { Store } from '../kernel/store.ts';
-import { measureJson } from '../schema/measure.ts';
 import { onceStoreFrom } from '../store/once.ts';
 import { type Ask, type AskLimits, DEFAULT_ASK_LIMITS } from './ask.ts';
-import { wrapCallHandlers } from './call-handlers.ts';
-import { RoundsExceededError, TooManyPendingAsksError } from './errors.ts';
-import { legacyAsk } from './legacy.ts';
+import { type Era, type Gate, installGate } from './gate.ts';
 import { memoryOnceStore, type OnceStore } from './once-store.ts';
-import { installRefusals, PendingAsks } from './pending.ts';
+import { PendingAsks } from './pending.ts';
 import {
   checkExposure,
   NO_PRINCIPAL_MESSAGE,
   type PrincipalOption,
   resolvePrincipal,
 } from './principal.ts';
-import { freshJournal, type Journal, modernAsk, SUSPEND } from './replay.ts';
+import { invoke, type ToolOutput } from './runner.ts';
 import {
-  type Binding,
   createSealer,
   generateKeySecret,
   type Keyring,
   type Sealer,
-  StateError,
+  type StateError,
 } from './seal.ts';
 import type { ConnectSettings } from './url-mode.ts';
+import { installWireErrors } from './wire.ts';
 
-export type Era = 'legacy' | 'modern';
-
-/** What a tool handler may return: text, or a full CallToolResult. */
-export type ToolOutput = string | CallToolResult;
+export type { Era } from './gate.ts';
+export type { ToolOutput } from './runner.ts';
 
 export type ToolHandler<A> = (
   args: A,
@@ -151,14 +133,6 @@ interface Registered {
   readonly handler: (args: unknown, ask: Ask, ctx: ServerContext) => unknown;
 }
 
-/** A request's opened state, handed from the gate to the handler wrapper. */
-interface Gate {
-  readonly journal: Journal;
-  readonly fresh: boolean;
-  readonly round: number;
-  readonly binding: Binding;
-}
-
 // The SDK's elicitInput validates answers with Ajv, compiling per schema object and keeping
 // each for the life of the server; elicit validates itself, so the SDK's check is a pass.
 const PASS_VALIDATOR = {
@@ -169,27 +143,9 @@ const PASS_VALIDATOR = {
   }),
 };
 
-const MAX_RESPONSES = { maxSize: 1_048_576, maxDepth: 12 };
-
-function envelopeOf(ctx: ServerContext): Record<string, unknown> | undefined {
-  return ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-}
-
 /** Drops undefined values: the SDK treats a present-but-undefined key differently from an absent one. */
 function defined<T extends Record<string, unknown>>(obj: T): Partial<T> {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-function toToolResult(out: ToolOutput): CallToolResult {
-  return typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : out;
-}
-
-function errorResult(error: ElicitError): CallToolResult {
-  return {
-    content: [{ type: 'text', text: error.message }],
-    isError: true,
-    _meta: { 'elicit/error': error.code },
-  };
 }
 
 export class ElicitServer {
@@ -199,8 +155,10 @@ export class ElicitServer {
   readonly once: OnceStore;
   /** Asks waiting for a person now, with the caps of `limits`. */
   readonly pending: PendingAsks;
-  private readonly refusals = new WeakMap<object, TooManyPendingAsksError>();
-  private readonly onceTtlMs: number;
+  /** @internal wire errors recorded per request, thrown again past McpServer's tool wrapper. */
+  readonly wireErrors = new WeakMap<object, ProtocolError>();
+  /** @internal how long a one-time marker lives. */
+  readonly onceTtlMs: number;
   private readonly entries: Registered[] = [];
   private readonly principalOption: PrincipalOption;
   /** Served beyond loopback (set by `exposed()`): requests without a principal are refused. */
@@ -255,7 +213,8 @@ export class ElicitServer {
     }
   }
 
-  private principalOf(ctx: ServerContext): string {
+  /** @internal the principal of a call, or -32600 when there is none. */
+  principalOf(ctx: ServerContext): string {
     const principal = resolvePrincipal(this.principalOption, ctx, this.reachable);
     if (principal === undefined)
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, NO_PRINCIPAL_MESSAGE, {
@@ -312,11 +271,11 @@ export class ElicitServer {
       { instructions: this.options.instructions, jsonSchemaValidator: PASS_VALIDATOR as never },
     );
     const gates = new WeakMap<object, Gate>();
-    this.installGate(mcp, era, gates);
-    installRefusals(mcp, this.refusals);
+    installGate(mcp, this, era, gates);
+    installWireErrors(mcp, this.wireErrors);
     for (const entry of this.entries) {
       const run = (args: unknown, ctx: ServerContext) =>
-        this.invoke(entry, era, mcp, gates, args, ctx);
+        invoke(this, entry, era, mcp, gates, args, ctx);
       // Without an args schema the SDK calls the callback with ctx alone.
       const callback = (hasArgs: boolean) =>
         (hasArgs
@@ -341,133 +300,6 @@ export class ElicitServer {
       }
     }
     return mcp;
-  }
-
-  private installGate(mcp: McpServer, era: Era, gates: WeakMap<object, Gate>): void {
-    wrapCallHandlers(mcp, (handler) => (request, ctx) => {
-      gates.set(ctx.mcpReq, this.openGate(era, request, ctx));
-      return handler(request, ctx);
-    });
-  }
-
-  private openGate(
-    era: Era,
-    request: { method: string; params: { name?: string; uri?: string; arguments?: unknown } },
-    ctx: ServerContext,
-  ): Gate {
-    const binding: Binding = {
-      principal: this.principalOf(ctx),
-      method: request.method,
-      name: request.params.name ?? request.params.uri ?? '',
-      args: request.params.arguments ?? {},
-    };
-    if (era === 'legacy') return { journal: freshJournal(), fresh: true, round: 0, binding };
-    const responses = ctx.mcpReq.inputResponses;
-    if (responses !== undefined) {
-      const measured = measureJson(responses, MAX_RESPONSES);
-      const keys =
-        responses !== null && typeof responses === 'object' ? Object.keys(responses).length : 0;
-      if (measured !== undefined || keys > this.limits.maxKeysPerRound * 4) {
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidParams,
-          'inputResponses is too large or too deeply nested',
-          { reason: 'input_responses_limit' },
-        );
-      }
-    }
-    const raw = ctx.mcpReq.requestState();
-    if (raw === undefined || raw === null)
-      return { journal: freshJournal(), fresh: true, round: 0, binding };
-    try {
-      const opened = this.sealer.open<Journal>(raw, binding);
-      if (typeof opened.payload?.n !== 'string') throw new StateError('payload');
-      return { journal: opened.payload, fresh: false, round: opened.round, binding };
-    } catch (error) {
-      if (error instanceof StateError) {
-        this.options.onStateRejected?.(error);
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidParams,
-          'Invalid or expired requestState',
-          { reason: 'invalid_request_state' },
-        );
-      }
-      throw error;
-    }
-  }
-
-  private async invoke(
-    entry: Registered,
-    era: Era,
-    mcp: McpServer,
-    gates: WeakMap<object, Gate>,
-    args: unknown,
-    ctx: ServerContext,
-  ): Promise<unknown> {
-    const gate = gates.get(ctx.mcpReq);
-    if (gate === undefined)
-      throw new Error('elicit: request reached a handler without passing the gate');
-    if (era === 'legacy') {
-      try {
-        const out = await entry.handler(
-          args,
-          legacyAsk(ctx, mcp, this.limits, {
-            principal: gate.binding.principal,
-            connect: this.options.connect,
-            pending: this.pending,
-          }),
-          ctx,
-        );
-        return entry.kind === 'tool' ? toToolResult(out as ToolOutput) : out;
-      } catch (error) {
-        if (error instanceof TooManyPendingAsksError) this.refusals.set(ctx.mcpReq, error);
-        if (entry.kind === 'tool' && error instanceof ElicitError) return errorResult(error);
-        throw error;
-      }
-    }
-    const env = envelopeOf(ctx);
-    const run = {
-      journal: gate.journal,
-      fresh: gate.fresh,
-      responses: (ctx.mcpReq.inputResponses ?? undefined) as Record<string, unknown> | undefined,
-      caps: env?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined,
-      pending: new Map(),
-      once: this.once,
-      onceTtlMs: this.onceTtlMs,
-      limits: this.limits,
-      revision: (env?.[PROTOCOL_VERSION_META_KEY] as string | undefined) ?? MODERN_REVISION,
-      principal: gate.binding.principal,
-      clientId: ctx.http?.authInfo?.clientId,
-      connect: this.options.connect,
-      signal: ctx.mcpReq.signal,
-      waits: this.pending,
-    };
-    let out: unknown;
-    try {
-      out = await entry.handler(args, modernAsk(run), ctx);
-    } catch (error) {
-      if (error !== SUSPEND) {
-        if (error instanceof TooManyPendingAsksError) this.refusals.set(ctx.mcpReq, error);
-        if (entry.kind === 'tool' && error instanceof ElicitError) return errorResult(error);
-        if (error instanceof ElicitError)
-          throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message, {
-            code: error.code,
-          });
-        throw error;
-      }
-    }
-    // Pending asks win even if the handler caught the suspension and returned something.
-    if (run.pending.size > 0) {
-      const round = gate.round + 1;
-      if (round > this.limits.maxRounds) {
-        const error = new RoundsExceededError(this.limits.maxRounds);
-        if (entry.kind === 'tool') return errorResult(error);
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
-      }
-      run.journal.p = [...run.pending.keys()];
-      const requestState = this.sealer.seal(run.journal, gate.binding, round);
-      return inputRequired({ inputRequests: Object.fromEntries(run.pending), requestState });
-    }
-    return entry.kind === 'tool' ? toToolResult(out as ToolOutput) : out;
   }
 }
 

@@ -164,11 +164,18 @@ export function checkKey(key: string): void {
   }
 }
 
+/**
+ * Whether the client can be asked `what` on this revision: it declared the capability, and the
+ * revision has it (URL-mode elicitation arrived in 2025-11-25, so a 2025-06-18 peer never gets it
+ * even if it declares more than its revision knows).
+ */
 export function declares(
   caps: ClientCapabilities | undefined,
   what: 'form' | 'url' | 'sampling' | 'roots',
+  revision: string,
 ): boolean {
   if (caps === undefined) return false;
+  if (what === 'url' && revision === '2025-06-18') return false;
   if (what === 'sampling') return caps.sampling !== undefined;
   if (what === 'roots') return caps.roots !== undefined;
   const e = caps.elicitation as Record<string, unknown> | undefined;

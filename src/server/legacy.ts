@@ -1,7 +1,11 @@
-/** The legacy engine: 2025-06-18 / 2025-11-25 sessions, where the server can push requests. */
+/**
+ * The push engine: 2025-06-18 / 2025-11-25 sessions, where the server sends each request through
+ * the SDK session and waits for the answer (answers and steps are kept for the call's length).
+ */
 import { randomUUID } from 'node:crypto';
 import {
   type ClientCapabilities,
+  type InputRequest,
   type McpServer,
   SdkError,
   SdkErrorCode,
@@ -9,31 +13,12 @@ import {
   UrlElicitationRequiredError,
 } from '@modelcontextprotocol/server';
 import type { RecordPurpose } from '../connect/records.ts';
-import {
-  type AllSpec,
-  type Ask,
-  type AskLimits,
-  checkKey,
-  confirm,
-  declares,
-  defaultMessage,
-  forRevision,
-  judge,
-  keepAnswers,
-  rejected,
-  withReasons,
-} from './ask.ts';
-import {
-  AskAbandonedError,
-  AskTimeoutError,
-  AskUsageError,
-  ElicitationUnsupportedError,
-} from './errors.ts';
-import { refuseSensitive, resolveForm } from './forms.ts';
+import { type Ask, type AskLimits, declares } from './ask.ts';
+import { createAsk } from './asks.ts';
+import type { Engine } from './engine.ts';
+import { AskAbandonedError, AskTimeoutError, ElicitationUnsupportedError } from './errors.ts';
 import type { PendingAsks } from './pending.ts';
 import {
-  askConnect,
-  askSecret,
   ConnectNotConfiguredError,
   type ConnectSettings,
   claimRecentCompletion,
@@ -101,7 +86,7 @@ export function legacyAsk(
     const settings = extras.connect;
     if (settings === undefined)
       throw new ConnectNotConfiguredError(purpose === 'connect' ? 'ask.connect' : 'ask.secret');
-    if (!declares(caps, 'url')) throw new ElicitationUnsupportedError('URL elicitation');
+    if (!declares(caps, 'url', revision)) throw new ElicitationUnsupportedError('URL elicitation');
     const record = await settings.app.records.create({
       principal: extras.principal,
       clientId: ctx.http?.authInfo?.clientId,
@@ -155,112 +140,62 @@ export function legacyAsk(
     return status === 'declined' ? 'decline' : 'cancel';
   }
 
-  const ask: Ask = {
-    confirm: (key, message, options) => confirm(ask, key, message, options),
-    revision,
-    async connect(provider, opts) {
-      return askConnect(extras.connect, extras.principal, provider, opts, false, urlStep);
-    },
-    async secret(key, opts) {
-      checkKey(key);
-      const settings = extras.connect;
-      // After a -32042 the retried call claims the completion it caused, once.
-      const claimed =
-        opts.fresh === true &&
-        settings?.legacyMode === 'error' &&
-        (await claimRecentCompletion(settings, extras.principal, 'secret', key));
-      return askSecret(
-        settings,
-        extras.principal,
-        key,
-        opts,
-        opts.fresh === true && !claimed,
-        urlStep,
-      );
-    },
-    can: (what) => declares(caps, what),
-    async form(key, input, opts) {
-      checkKey(key);
-      if (!declares(caps, 'form')) throw new ElicitationUnsupportedError('form elicitation');
-      const form = resolveForm(input);
-      refuseSensitive(key, form, opts?.allowSensitive);
-      const lowered = forRevision(form, revision);
-      const message = opts?.message ?? defaultMessage(form);
-      let issues: Parameters<typeof withReasons>[1] = [];
-      let previous: unknown;
-      for (let attempt = 1; attempt <= limits.maxAttempts; attempt++) {
-        const response = await waitFor(key, () =>
-          ctx.mcpReq.elicitInput(
-            {
-              mode: 'form',
-              message: attempt === 1 ? message : withReasons(message, issues, form),
-              requestedSchema: (attempt === 1 || !lowered.identity
-                ? lowered.requestedSchema
-                : keepAnswers(form, revision, previous, issues)) as never,
-            },
-            options(),
-          ),
-        );
-        const verdict = await judge(
-          form,
-          response,
-          lowered.identity ? undefined : lowered.mapAnswer,
-        );
-        if ('result' in verdict) return verdict.result as never;
-        issues = verdict.issues;
-        previous = response;
-      }
-      throw rejected(key, limits.maxAttempts, issues);
-    },
-    async all(specs) {
-      const keys = Object.keys(specs);
-      if (keys.length > limits.maxKeysPerRound) {
-        throw new AskUsageError(
-          `A handler asked for ${keys.length} inputs in one round; the limit is ${limits.maxKeysPerRound} (limits.maxKeysPerRound).`,
-        );
-      }
-      const results = await Promise.all(
-        keys.map((k) => {
-          const spec = specs[k] as AllSpec;
-          if ('form' in spec) return ask.form(k, spec.form, spec);
-          if ('sample' in spec) return ask.sample(k, spec.sample);
-          return ask.roots(k);
-        }),
-      );
-      return Object.fromEntries(keys.map((k, i) => [k, results[i]])) as never;
-    },
-    async url(key, request) {
-      checkKey(key);
-      if (!declares(caps, 'url')) throw new ElicitationUnsupportedError('URL elicitation');
-      const response = await waitFor(key, () =>
-        ctx.mcpReq.elicitInput(
-          { mode: 'url', message: request.message, url: request.url, elicitationId: randomUUID() },
-          options(),
-        ),
-      );
-      const action = (response as { action?: unknown }).action;
-      return { action: action === 'accept' || action === 'decline' ? action : 'cancel' };
-    },
-    async step(key, fn) {
-      checkKey(key);
-      return fn();
-    },
-    async once(key, fn) {
-      checkKey(key);
-      return fn();
-    },
-    async sample(key, params) {
-      checkKey(key);
-      if (!declares(caps, 'sampling')) throw new ElicitationUnsupportedError('sampling');
-      return (await waitFor(key, () => ctx.mcpReq.requestSampling(params, options()))) as never;
-    },
-    async roots(key) {
-      checkKey(key);
-      if (!declares(caps, 'roots')) throw new ElicitationUnsupportedError('roots');
-      return (await waitFor(key, () =>
+  // What this call has settled (answers `a`, invalid counts `t`, step results `s`), made on first
+  // use: most calls wait on one ask, and each waiting call's memory counts (see docs/server.md).
+  let memo: Map<string, unknown> | undefined;
+  const memoGet = (kind: 'a' | 't' | 's', key: string) => memo?.get(`${kind}\u0000${key}`);
+  const memoHas = (kind: 'a' | 't' | 's', key: string) => memo?.has(`${kind}\u0000${key}`) === true;
+  const memoSet = (kind: 'a' | 't' | 's', key: string, value: unknown) =>
+    void (memo ??= new Map()).set(`${kind}\u0000${key}`, value);
+
+  /** One request through the SDK session, waited for under the caps. */
+  function send(key: string, request: InputRequest): Promise<unknown> {
+    const params = request.params as Record<string, unknown>;
+    if (request.method === 'sampling/createMessage')
+      return waitFor(key, () => ctx.mcpReq.requestSampling(params as never, options()));
+    if (request.method === 'roots/list')
+      return waitFor(key, () =>
         ctx.mcpReq.send({ method: 'roots/list' } as never, options() as never),
-      )) as never;
+      );
+    // A URL elicitation needs an id on 2025-11-25; ours are random.
+    const withId =
+      params.mode === 'url' && params.elicitationId === undefined
+        ? { ...params, elicitationId: randomUUID() }
+        : params;
+    return waitFor(key, () => ctx.mcpReq.elicitInput(withId as never, options()));
+  }
+
+  const engine: Engine = {
+    revision,
+    caps,
+    limits,
+    recall: (key) => memoGet('a', key),
+    remember: (key, response) => memoSet('a', key, response),
+    exchange: send,
+    failed(key) {
+      const n = ((memoGet('t', key) as number | undefined) ?? 0) + 1;
+      memoSet('t', key, n);
+      return n;
+    },
+    async step(key, run) {
+      // One call cannot be replayed: a step key asked twice gives its first result.
+      if (memoHas('s', key)) return memoGet('s', key);
+      const value = await run();
+      memoSet('s', key, value);
+      return value;
+    },
+    round: (asks) => Promise.all(asks.map((a) => a())),
+    urlStep,
+    async mustStep(purpose, subject, fresh) {
+      if (!fresh) return false;
+      // After a -32042 the retried call claims the completion it caused, once.
+      const settings = extras.connect;
+      const claimed =
+        purpose === 'secret' &&
+        settings?.legacyMode === 'error' &&
+        (await claimRecentCompletion(settings, extras.principal, purpose, subject));
+      return !claimed;
     },
   };
-  return ask;
+  return createAsk(engine, extras.principal, extras.connect);
 }

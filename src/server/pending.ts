@@ -4,8 +4,7 @@
  * answered, times out or is abandoned; past any cap the next ask is refused at once with
  * TooManyPendingAsksError instead of waiting, so the memory a client can hold is bounded.
  */
-import { type McpServer, ProtocolError } from '@modelcontextprotocol/server';
-import { wrapCallHandlers } from './call-handlers.ts';
+import { ProtocolError } from '@modelcontextprotocol/server';
 import { checkLimits, TooManyPendingAsksError } from './errors.ts';
 
 export interface PendingLimits {
@@ -100,29 +99,5 @@ export function refusalOnWire(error: TooManyPendingAsksError): ProtocolError {
     code: error.code,
     scope: error.scope,
     limit: error.limit,
-  });
-}
-
-/**
- * McpServer turns anything a tool throws into an `isError` result, but a refusal for load is
- * not the tool's answer: the client should see a JSON-RPC error. So, as the state gate does,
- * the low-level call handlers of our own McpServer are wrapped as they are installed, and a
- * refusal the runner recorded for the request (`refusals`, keyed by `ctx.mcpReq`) is thrown there.
- */
-export function installRefusals(
-  mcp: McpServer,
-  refusals: WeakMap<object, TooManyPendingAsksError>,
-): void {
-  wrapCallHandlers(mcp, (handler) => async (request, ctx) => {
-    let out: unknown;
-    try {
-      out = await handler(request, ctx);
-    } catch (error) {
-      const refused = refusals.get(ctx.mcpReq);
-      throw refused === undefined ? error : refusalOnWire(refused);
-    }
-    const refused = refusals.get(ctx.mcpReq);
-    if (refused !== undefined) throw refusalOnWire(refused);
-    return out;
   });
 }

@@ -4,34 +4,15 @@
  * the handler until the first unanswered ask, and collects every pending request.
  */
 import { randomBytes } from 'node:crypto';
-import type {
-  ClientCapabilities,
-  CreateMessageRequestParams,
-  InputRequest,
-} from '@modelcontextprotocol/server';
+import type { ClientCapabilities, InputRequest } from '@modelcontextprotocol/server';
 import type { RecordPurpose } from '../connect/records.ts';
-import {
-  type AllSpec,
-  type Ask,
-  type AskLimits,
-  checkKey,
-  confirm,
-  declares,
-  defaultMessage,
-  type FormOptions,
-  type FormResult,
-  judge,
-  keepAnswers,
-  rejected,
-  withReasons,
-} from './ask.ts';
+import { type Ask, type AskLimits, declares } from './ask.ts';
+import { createAsk } from './asks.ts';
+import { type Engine, SUSPEND, type UrlOutcome, urlStepKey } from './engine.ts';
 import { AskUsageError, ElicitationUnsupportedError, ReplayError } from './errors.ts';
-import { type FormInput, refuseSensitive, resolveForm } from './forms.ts';
 import { type OnceStore, OnceStoreFullError, OnceStoreUnavailableError } from './once-store.ts';
 import type { PendingAsks } from './pending.ts';
 import {
-  askConnect,
-  askSecret,
   ConnectNotConfiguredError,
   type ConnectSettings,
   linkMessage,
@@ -59,8 +40,7 @@ export function freshJournal(): Journal {
   return { n: randomBytes(16).toString('base64url'), a: {}, s: {}, p: [], t: {} };
 }
 
-/** Thrown by an ask that has to wait for the client; the runner turns it into input_required. */
-export const SUSPEND: unique symbol = Symbol('elicit.suspend');
+export { SUSPEND };
 
 export interface Run {
   readonly journal: Journal;
@@ -97,79 +77,10 @@ function addPending(run: Run, key: string, request: InputRequest): void {
   }
 }
 
-function suspendIfPending(run: Run): void {
-  if (run.pending.size > 0) throw SUSPEND;
-}
-
 export function modernAsk(run: Run): Ask {
   const { journal } = run;
-
-  async function resolveOne(
-    key: string,
-    input: FormInput,
-    opts?: FormOptions,
-  ): Promise<FormResult<unknown> | undefined> {
-    checkKey(key);
-    const form = resolveForm(input);
-    refuseSensitive(key, form, opts?.allowSensitive);
-    if (Object.hasOwn(journal.a, key)) {
-      const verdict = await judge(form, journal.a[key]);
-      if ('result' in verdict) return verdict.result;
-    }
-    if (!declares(run.caps, 'form')) throw new ElicitationUnsupportedError('form elicitation');
-    const message = opts?.message ?? defaultMessage(form);
-    const response = offered(run, key);
-    let text = message;
-    let requestedSchema: object = form.schema.requestedSchema;
-    if (response !== undefined) {
-      const verdict = await judge(form, response);
-      if ('result' in verdict) {
-        journal.a[key] = response;
-        return verdict.result;
-      }
-      const attempts = (journal.t[key] ?? 0) + 1;
-      journal.t[key] = attempts;
-      if (attempts >= run.limits.maxAttempts) throw rejected(key, attempts, verdict.issues);
-      text = withReasons(message, verdict.issues, form);
-      requestedSchema = keepAnswers(form, run.revision, response, verdict.issues);
-    }
-    addPending(run, key, {
-      method: 'elicitation/create',
-      params: { mode: 'form', message: text, requestedSchema },
-    } as InputRequest);
-    return undefined;
-  }
-
-  async function journaled<T>(key: string, fn: () => T | Promise<T>): Promise<T> {
-    const value = await fn();
-    // Journal the JSON form, and hand back the same form the replays will see.
-    const json = value === undefined ? null : JSON.parse(JSON.stringify(value));
-    journal.s[key] = json;
-    return json as T;
-  }
-
-  /** A sampling or roots request: the client's result is kept as it came, once it has the right shape. */
-  function raw(key: string, capability: 'sampling' | 'roots', request: InputRequest): unknown {
-    checkKey(key);
-    if (Object.hasOwn(journal.a, key)) return journal.a[key];
-    if (!declares(run.caps, capability)) throw new ElicitationUnsupportedError(capability);
-    const response = offered(run, key);
-    const valid =
-      typeof response === 'object' &&
-      response !== null &&
-      (capability === 'sampling'
-        ? 'content' in response && 'role' in response
-        : Array.isArray((response as { roots?: unknown }).roots));
-    if (valid) {
-      journal.a[key] = response;
-      return response;
-    }
-    addPending(run, key, request);
-    return undefined;
-  }
-  const sampling = (params: CreateMessageRequestParams) =>
-    ({ method: 'sampling/createMessage', params }) as InputRequest;
-  const rootsList = { method: 'roots/list', params: {} } as InputRequest;
+  /** Keys whose response in this round's inputResponses was already taken. */
+  const taken = new Set<string>();
 
   /**
    * One URL step on 2026-07-28: the journal keeps the record id. A complete record continues; a
@@ -182,11 +93,11 @@ export function modernAsk(run: Run): Ask {
     label: string,
     description: string | undefined,
     message: string | undefined,
-  ): Promise<'complete' | 'decline' | 'cancel'> {
+  ): Promise<UrlOutcome> {
     const settings = run.connect;
     if (settings === undefined)
       throw new ConnectNotConfiguredError(purpose === 'connect' ? 'ask.connect' : 'ask.secret');
-    const jkey = `${purpose}:${subject}`;
+    const jkey = urlStepKey(purpose, subject);
     const { records } = settings.app;
     let id = journal.s[jkey] as string | undefined;
     if (id !== undefined) {
@@ -217,7 +128,8 @@ export function modernAsk(run: Run): Ask {
         }
       } else id = undefined; // expired or gone: start again
     }
-    if (!declares(run.caps, 'url')) throw new ElicitationUnsupportedError('URL elicitation');
+    if (!declares(run.caps, 'url', run.revision))
+      throw new ElicitationUnsupportedError('URL elicitation');
     if (id === undefined) {
       const record = await records.create({
         principal: run.principal,
@@ -242,54 +154,34 @@ export function modernAsk(run: Run): Ask {
     throw SUSPEND;
   }
 
-  const ask: Ask = {
-    confirm: (key, message, options) => confirm(ask, key, message, options),
+  const engine: Engine = {
     revision: run.revision,
-    async connect(provider, opts) {
-      const underway = journal.s[`connect:${provider}`] !== undefined;
-      return askConnect(run.connect, run.principal, provider, opts, underway, urlStep);
+    caps: run.caps,
+    limits: run.limits,
+    recall: (key) => (Object.hasOwn(journal.a, key) ? journal.a[key] : undefined),
+    remember(key, response) {
+      journal.a[key] = response;
     },
-    async secret(key, opts) {
-      checkKey(key);
-      const underway = journal.s[`secret:${key}`] !== undefined;
-      return askSecret(
-        run.connect,
-        run.principal,
-        key,
-        opts,
-        opts.fresh === true || underway,
-        urlStep,
-      );
-    },
-    can: (what) => declares(run.caps, what),
-    async form(key, input, opts) {
-      const result = await resolveOne(key, input, opts);
-      if (result === undefined) throw SUSPEND;
-      return result as never;
-    },
-    async all(specs) {
-      const results: Record<string, unknown> = {};
-      for (const k of Object.keys(specs)) {
-        const spec = specs[k] as AllSpec;
-        if ('form' in spec) results[k] = await resolveOne(k, spec.form, spec);
-        else if ('sample' in spec) results[k] = raw(k, 'sampling', sampling(spec.sample));
-        else results[k] = raw(k, 'roots', rootsList);
+    async exchange(key, request) {
+      if (!taken.has(key)) {
+        taken.add(key);
+        const response = offered(run, key);
+        if (response !== undefined) return response;
       }
-      suspendIfPending(run);
-      return results as never;
+      addPending(run, key, request);
+      throw SUSPEND;
     },
-    async step(key, fn) {
-      checkKey(key);
-      if (Object.hasOwn(journal.s, key)) return journal.s[key] as never;
-      return journaled(key, fn);
+    failed(key) {
+      const n = (journal.t[key] ?? 0) + 1;
+      journal.t[key] = n;
+      return n;
     },
-    async once(key, fn) {
-      checkKey(key);
-      if (Object.hasOwn(journal.s, key)) return journal.s[key] as never;
+    async step(key, fn, once) {
+      if (Object.hasOwn(journal.s, key)) return journal.s[key];
       // A fresh request's nonce was minted this moment, so nothing else can hold its markers.
       // Any other run may be a replay of this conversation (the same state twice, or a sibling
       // state minted from an earlier one): the marker decides, and a store error refuses.
-      if (!run.fresh) {
+      if (once && !run.fresh) {
         let first: boolean;
         try {
           first = await run.once.consume(`${journal.n}:${key}`, run.onceTtlMs);
@@ -299,38 +191,28 @@ export function modernAsk(run: Run): Ask {
         }
         if (!first) throw new ReplayError(key);
       }
-      return journaled(key, fn);
+      const value = await fn();
+      journal.s[key] = value;
+      return value;
     },
-    async url(key, request) {
-      checkKey(key);
-      const done = journal.a[key] as { action?: unknown } | undefined;
-      if (done !== undefined) return { action: done.action } as never;
-      if (!declares(run.caps, 'url')) throw new ElicitationUnsupportedError('URL elicitation');
-      const response = offered(run, key) as { action?: unknown } | undefined;
-      if (
-        response?.action === 'accept' ||
-        response?.action === 'decline' ||
-        response?.action === 'cancel'
-      ) {
-        journal.a[key] = { action: response.action };
-        return { action: response.action };
+    async round(asks) {
+      // Every ask of the round runs, so every pending request goes out together.
+      const results: unknown[] = [];
+      for (const a of asks) {
+        try {
+          results.push(await a());
+        } catch (error) {
+          if (error !== SUSPEND) throw error;
+          results.push(undefined);
+        }
       }
-      addPending(run, key, {
-        method: 'elicitation/create',
-        params: { mode: 'url', message: request.message, url: request.url },
-      } as InputRequest);
-      throw SUSPEND;
+      if (run.pending.size > 0) throw SUSPEND;
+      return results as never;
     },
-    async sample(key, params) {
-      const result = raw(key, 'sampling', sampling(params));
-      if (result === undefined) throw SUSPEND;
-      return result as never;
-    },
-    async roots(key) {
-      const result = raw(key, 'roots', rootsList);
-      if (result === undefined) throw SUSPEND;
-      return result as never;
+    urlStep,
+    async mustStep(purpose, subject, fresh) {
+      return fresh || journal.s[urlStepKey(purpose, subject)] !== undefined;
     },
   };
-  return ask;
+  return createAsk(engine, run.principal, run.connect);
 }

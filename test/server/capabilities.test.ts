@@ -6,7 +6,8 @@ import {
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { form, text } from '../../src/schema/index.ts';
-import { createServer } from '../../src/server/index.ts';
+import { createServer, httpEntry } from '../../src/server/index.ts';
+import { MODERN_META } from '../support/mrtr.ts';
 
 const app = createServer({ name: 'caps', version: '1', limits: { timeoutMs: 300 } })
   .tool('ask', {}, async (_a, ask) => {
@@ -54,12 +55,23 @@ const textOf = (r: unknown) =>
 describe.each(['legacy', 'modern'] as const)('capabilities on %s', (era) => {
   it('a client without elicitation gets a typed, helpful error and nothing is sent', async () => {
     const client = await connect(era, {});
-    const r = await client.callTool({ name: 'ask', arguments: {} });
-    expect(r.isError).toBe(true);
-    expect(textOf(r)).toBe(
-      'This tool needs to ask you for input, but the client did not declare form elicitation support. Use a client that supports it, or pass the values as arguments.',
-    );
-    expect((r._meta as Record<string, unknown>)['elicit/error']).toBe('ELICIT_CLIENT_UNSUPPORTED');
+    const message =
+      'This tool needs to ask you for input, but the client did not declare form elicitation support. Use a client that supports it, or pass the values as arguments.';
+    if (era === 'legacy') {
+      // 2025 revisions have no error code for it: the tool answers.
+      const r = await client.callTool({ name: 'ask', arguments: {} });
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toBe(message);
+      expect((r._meta as Record<string, unknown>)['elicit/error']).toBe(
+        'ELICIT_CLIENT_UNSUPPORTED',
+      );
+    } else {
+      // 2026-07-28: MissingRequiredClientCapability, naming what is missing (HTTP 400: http.test).
+      await expect(client.callTool({ name: 'ask', arguments: {} })).rejects.toMatchObject({
+        code: -32021,
+        data: { requiredCapabilities: { elicitation: { form: {} } } },
+      });
+    }
     expect(textOf(await client.callTool({ name: 'polite', arguments: {} }))).toBe(
       'pass the name as an argument instead',
     );
@@ -111,5 +123,66 @@ describe('legacy waiting', () => {
     controller.abort();
     await expect(call).rejects.toThrow();
     await client.close();
+  });
+});
+
+describe('a missing capability over HTTP on 2026-07-28', () => {
+  const entry = httpEntry(
+    createServer({ name: 'caps-http', version: '1' })
+      .tool('needs_sampling', {}, async (_a, ask) => {
+        const r = await ask.sample('s', {
+          messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+          maxTokens: 5,
+        });
+        return r.role;
+      })
+      .prompt('needs_roots', {}, async (_a, ask) => {
+        const r = await ask.roots('r');
+        return {
+          messages: [{ role: 'user', content: { type: 'text', text: String(r.roots.length) } }],
+        };
+      }),
+  );
+  const post = (method: string, params: Record<string, unknown>) =>
+    entry.fetch(
+      new Request('http://127.0.0.1/mcp', {
+        method: 'POST',
+        headers: {
+          host: '127.0.0.1',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': method,
+          'mcp-name': String(params.name),
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 7,
+          method,
+          params: {
+            ...params,
+            _meta: { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': {} },
+          },
+        }),
+      }),
+    );
+
+  it('a tool answers -32021 with requiredCapabilities and HTTP 400', async () => {
+    const res = await post('tools/call', { name: 'needs_sampling', arguments: {} });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { id: number; error: { code: number; data: unknown } };
+    expect(body.id).toBe(7);
+    expect(body.error.code).toBe(-32021);
+    expect(body.error.data).toMatchObject({ requiredCapabilities: { sampling: {} } });
+  });
+
+  it('so does a prompt', async () => {
+    const res = await post('prompts/get', { name: 'needs_roots', arguments: {} });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { code: number; data: unknown } };
+    expect(body.error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { roots: {} } },
+    });
   });
 });

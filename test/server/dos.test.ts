@@ -209,7 +209,7 @@ describe('2026-07-28: a request waiting for a URL step holds a slot', () => {
     return post(
       {
         requestState: first.result?.requestState,
-        inputResponses: { 'secret:api_key': { action: 'accept' } },
+        inputResponses: { '~secret:api_key': { action: 'accept' } },
       },
       signal,
     );

@@ -1,0 +1,59 @@
+/**
+ * What an engine does for `ask` (src/server/asks.ts, where every ask method is written once).
+ * An engine only knows how to exchange one request with the client, remember answers and count
+ * invalid ones, journal a step, run several asks as one round, and take a person through a URL
+ * step behind a connect link:
+ * - the push engine (legacy.ts, 2025 sessions) sends each request through the SDK and waits;
+ * - the replay engine (replay.ts, 2026-07-28) answers from the round's `inputResponses` or
+ *   records the request as pending and suspends the run (`SUSPEND`).
+ */
+import type { ClientCapabilities, InputRequest } from '@modelcontextprotocol/server';
+import type { RecordPurpose } from '../connect/records.ts';
+import type { AskLimits } from './ask.ts';
+
+/** Thrown by an ask that has to wait for the client; the runner turns it into input_required. */
+export const SUSPEND: unique symbol = Symbol('elicit.suspend');
+
+export type UrlOutcome = 'complete' | 'decline' | 'cancel';
+
+export interface Engine {
+  /** The protocol revision of this request. */
+  readonly revision: string;
+  readonly caps: ClientCapabilities | undefined;
+  readonly limits: AskLimits;
+  /** The response an earlier round (or an earlier ask in this call) gave for `key`. */
+  recall(key: string): unknown;
+  /** Keeps the response that settled `key` (accepted, declined or cancelled). */
+  remember(key: string, response: unknown): void;
+  /**
+   * The client's response to `request`, asked under `key`. The push engine sends and waits; the
+   * replay engine gives the response this round carries for `key` (once per run), or records the
+   * request as pending and throws SUSPEND.
+   */
+  exchange(key: string, request: InputRequest): Promise<unknown>;
+  /** Counts one more unusable response for `key` and returns how many there have been. */
+  failed(key: string): number;
+  /**
+   * The journaled result of step `key`, running `run` if there is none. `once`: also refused
+   * (ReplayError) when the conversation already consumed it elsewhere.
+   */
+  step(key: string, run: () => Promise<unknown>, once: boolean): Promise<unknown>;
+  /** Runs several asks as one round (in parallel, or collecting every pending request). */
+  round<T>(asks: readonly (() => Promise<T>)[]): Promise<T[]>;
+  /** The person's trip through a connect link (create the record, send it, wait for it). */
+  urlStep(
+    purpose: RecordPurpose,
+    subject: string,
+    label: string,
+    description: string | undefined,
+    message: string | undefined,
+  ): Promise<UrlOutcome>;
+  /**
+   * Whether a URL step must run even with a value in the vault: `fresh` was asked for and not
+   * yet satisfied, or a step for this subject is already under way in this conversation.
+   */
+  mustStep(purpose: RecordPurpose, subject: string, fresh: boolean): Promise<boolean>;
+}
+
+/** Journal keys the engines use for URL steps: `~` is never in a user's key, so no collision. */
+export const urlStepKey = (purpose: RecordPurpose, subject: string) => `~${purpose}:${subject}`;

@@ -1,0 +1,94 @@
+/**
+ * The state gate: before a call reaches its handler, the request's principal is resolved and, on
+ * 2026-07-28, its `inputResponses` are bounded and its `requestState` opened, bound to principal,
+ * method, name and arguments. It runs at the low-level handler (see call-handlers.ts), the only
+ * place where both the request params and a JSON-RPC error path are available.
+ */
+import {
+  type McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { measureJson } from '../schema/measure.ts';
+import type { AskLimits } from './ask.ts';
+import { wrapCallHandlers } from './call-handlers.ts';
+import { freshJournal, type Journal } from './replay.ts';
+import { type Binding, type Sealer, StateError } from './seal.ts';
+
+export type Era = 'legacy' | 'modern';
+
+/** A request's opened state, handed from the gate to the handler wrapper. */
+export interface Gate {
+  readonly journal: Journal;
+  readonly fresh: boolean;
+  readonly round: number;
+  readonly binding: Binding;
+}
+
+/** What the gate needs from the server. */
+export interface GateServer {
+  readonly limits: AskLimits;
+  readonly sealer: Sealer;
+  readonly options: { readonly onStateRejected?: (error: StateError) => void };
+  principalOf(ctx: ServerContext): string;
+}
+
+const MAX_RESPONSES = { maxSize: 1_048_576, maxDepth: 12 };
+
+/** Opens the gate of every call handler of `mcp`; the runner finds it in `gates` by request. */
+export function installGate(
+  mcp: McpServer,
+  server: GateServer,
+  era: Era,
+  gates: WeakMap<object, Gate>,
+): void {
+  wrapCallHandlers(mcp, (handler) => (request, ctx) => {
+    gates.set(ctx.mcpReq, openGate(server, era, request, ctx));
+    return handler(request, ctx);
+  });
+}
+
+export function openGate(
+  server: GateServer,
+  era: Era,
+  request: { method: string; params: { name?: string; uri?: string; arguments?: unknown } },
+  ctx: ServerContext,
+): Gate {
+  const binding: Binding = {
+    principal: server.principalOf(ctx),
+    method: request.method,
+    name: request.params.name ?? request.params.uri ?? '',
+    args: request.params.arguments ?? {},
+  };
+  if (era === 'legacy') return { journal: freshJournal(), fresh: true, round: 0, binding };
+  const responses = ctx.mcpReq.inputResponses;
+  if (responses !== undefined) {
+    const measured = measureJson(responses, MAX_RESPONSES);
+    const keys =
+      responses !== null && typeof responses === 'object' ? Object.keys(responses).length : 0;
+    if (measured !== undefined || keys > server.limits.maxKeysPerRound * 4) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        'inputResponses is too large or too deeply nested',
+        { reason: 'input_responses_limit' },
+      );
+    }
+  }
+  const raw = ctx.mcpReq.requestState();
+  if (raw === undefined || raw === null)
+    return { journal: freshJournal(), fresh: true, round: 0, binding };
+  try {
+    const opened = server.sealer.open<Journal>(raw, binding);
+    if (typeof opened.payload?.n !== 'string') throw new StateError('payload');
+    return { journal: opened.payload, fresh: false, round: opened.round, binding };
+  } catch (error) {
+    if (error instanceof StateError) {
+      server.options.onStateRejected?.(error);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', {
+        reason: 'invalid_request_state',
+      });
+    }
+    throw error;
+  }
+}

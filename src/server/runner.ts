@@ -1,0 +1,143 @@
+/**
+ * The runner: one call of a registered handler on one era, with the `ask` of that era's engine.
+ * On 2026-07-28 a suspended run becomes `input_required` with a newly sealed journal; whatever a
+ * handler throws goes through the one table of wire.ts.
+ */
+
+import {
+  type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  inputRequired,
+  type McpServer,
+  PROTOCOL_VERSION_META_KEY,
+  type ProtocolError,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { ElicitError } from '../errors.ts';
+import { MODERN_REVISION } from '../kernel/revision.ts';
+import type { Ask, AskLimits } from './ask.ts';
+import { RoundsExceededError } from './errors.ts';
+import type { Era, Gate } from './gate.ts';
+import { legacyAsk } from './legacy.ts';
+import type { OnceStore } from './once-store.ts';
+import type { PendingAsks } from './pending.ts';
+import { modernAsk, SUSPEND } from './replay.ts';
+import type { Sealer } from './seal.ts';
+import type { ConnectSettings } from './url-mode.ts';
+import { type Kind, wireError } from './wire.ts';
+
+/** What a tool handler may return: text, or a full CallToolResult. */
+export type ToolOutput = string | CallToolResult;
+
+/** A registration, as the runner sees it. */
+export interface Runnable {
+  readonly kind: Kind;
+  readonly handler: (args: unknown, ask: Ask, ctx: ServerContext) => unknown;
+}
+
+/** What the runner needs from the server. */
+export interface RunnerServer {
+  readonly options: { readonly connect?: ConnectSettings | undefined };
+  readonly limits: AskLimits;
+  readonly sealer: Sealer;
+  readonly once: OnceStore;
+  readonly onceTtlMs: number;
+  readonly pending: PendingAsks;
+  /** Wire errors recorded per request, thrown again past McpServer's tool wrapper. */
+  readonly wireErrors: WeakMap<object, ProtocolError>;
+}
+
+function envelopeOf(ctx: ServerContext): Record<string, unknown> | undefined {
+  return ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+}
+
+function toToolResult(out: ToolOutput): CallToolResult {
+  return typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : out;
+}
+
+function errorResult(error: ElicitError): CallToolResult {
+  return {
+    content: [{ type: 'text', text: error.message }],
+    isError: true,
+    _meta: { 'elicit/error': error.code },
+  };
+}
+
+/** What the handler threw, on the wire: see wire.ts for the one table every era and kind follows. */
+export function failed(
+  server: RunnerServer,
+  error: unknown,
+  kind: Kind,
+  era: Era,
+  ctx: ServerContext,
+): unknown {
+  const wire = wireError(error, kind, era);
+  if (wire !== undefined) {
+    server.wireErrors.set(ctx.mcpReq, wire);
+    throw wire;
+  }
+  if (kind === 'tool' && error instanceof ElicitError) return errorResult(error);
+  throw error;
+}
+
+export async function invoke(
+  server: RunnerServer,
+  entry: Runnable,
+  era: Era,
+  mcp: McpServer,
+  gates: WeakMap<object, Gate>,
+  args: unknown,
+  ctx: ServerContext,
+): Promise<unknown> {
+  const gate = gates.get(ctx.mcpReq);
+  if (gate === undefined)
+    throw new Error('elicit: request reached a handler without passing the gate');
+  const kind = entry.kind;
+  if (era === 'legacy') {
+    const ask = legacyAsk(ctx, mcp, server.limits, {
+      principal: gate.binding.principal,
+      connect: server.options.connect,
+      pending: server.pending,
+    });
+    try {
+      const out = await entry.handler(args, ask, ctx);
+      return kind === 'tool' ? toToolResult(out as ToolOutput) : out;
+    } catch (error) {
+      return failed(server, error, kind, era, ctx);
+    }
+  }
+  const env = envelopeOf(ctx);
+  const run = {
+    journal: gate.journal,
+    fresh: gate.fresh,
+    responses: (ctx.mcpReq.inputResponses ?? undefined) as Record<string, unknown> | undefined,
+    caps: env?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined,
+    pending: new Map(),
+    once: server.once,
+    onceTtlMs: server.onceTtlMs,
+    limits: server.limits,
+    revision: (env?.[PROTOCOL_VERSION_META_KEY] as string | undefined) ?? MODERN_REVISION,
+    principal: gate.binding.principal,
+    clientId: ctx.http?.authInfo?.clientId,
+    connect: server.options.connect,
+    signal: ctx.mcpReq.signal,
+    waits: server.pending,
+  };
+  let out: unknown;
+  try {
+    out = await entry.handler(args, modernAsk(run), ctx);
+  } catch (error) {
+    if (error !== SUSPEND) return failed(server, error, kind, era, ctx);
+  }
+  // Pending asks win even if the handler caught the suspension and returned something.
+  if (run.pending.size > 0) {
+    const round = gate.round + 1;
+    if (round > server.limits.maxRounds)
+      return failed(server, new RoundsExceededError(server.limits.maxRounds), kind, era, ctx);
+    run.journal.p = [...run.pending.keys()];
+    const requestState = server.sealer.seal(run.journal, gate.binding, round);
+    return inputRequired({ inputRequests: Object.fromEntries(run.pending), requestState });
+  }
+  return entry.kind === 'tool' ? toToolResult(out as ToolOutput) : out;
+}
