@@ -6,6 +6,7 @@
  * and reconnects when the server restarts. Scripted with --answers/--call for unattended runs.
  * The parts live in ./host/.
  */
+
 import { type Readable, Writable } from 'node:stream';
 import { styleText } from 'node:util';
 import * as p from '@clack/prompts';
@@ -15,6 +16,14 @@ import { inert } from '../client/inert.ts';
 import { type Policy, type ScriptedAnswer, scriptedRenderer } from '../client/scripted.ts';
 import { type TerminalRenderer, terminalRenderer } from '../client/terminal.ts';
 import type { Renderer } from '../client/types.ts';
+import { ElicitError } from '../errors.ts';
+import {
+  ELICIT_HOST_CALL,
+  ELICIT_HOST_CANCELLED,
+  ELICIT_HOST_CONNECT,
+  ELICIT_HOST_GONE,
+  ELICIT_HOST_TIMEOUT,
+} from '../kernel/error-codes.ts';
 import { fromJsonSchema } from '../schema/index.ts';
 import { authProviderFor } from './auth.ts';
 import {
@@ -80,7 +89,12 @@ interface Named {
   arguments?: { name: string; description?: string; required?: boolean }[];
 }
 
-class Cancelled extends Error {}
+/** The person cancelled the call (Ctrl-C, or Cancel while a URL-mode page was open). */
+class Cancelled extends ElicitError {
+  constructor() {
+    super(ELICIT_HOST_CANCELLED, 'The call was cancelled; the server was told to stop.');
+  }
+}
 
 /** The call timeout: silence from the server, reset by progress, paused while you answer. */
 class IdleTimer {
@@ -296,7 +310,7 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
     for (let attempt = 0; ; attempt++) {
       if (!link.alive) {
         if (link.isStdio && o.interactive)
-          throw new HostError('ELICIT_HOST_GONE', 'The server is not running.');
+          throw new HostError(ELICIT_HOST_GONE, 'The server is not running.');
         status.set(link.isStdio ? 'restarting server…' : 'reconnecting…');
         await link.reopen();
       }
@@ -348,7 +362,7 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
         if (cancelled || quitCode() !== undefined) throw new Cancelled();
         if (timedOut)
           throw new HostError(
-            'ELICIT_HOST_TIMEOUT',
+            ELICIT_HOST_TIMEOUT,
             `No answer from the server within ${Math.round(limits.callTimeoutMs / 1000)} s (--timeout); the call was cancelled.`,
           );
         if (isAbort(error)) throw new Cancelled();
@@ -362,11 +376,11 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
           } catch (reconnect) {
             throw reconnect instanceof HostError
               ? reconnect
-              : new HostError('ELICIT_HOST_CONNECT', describeFailure(reconnect));
+              : new HostError(ELICIT_HOST_CONNECT, describeFailure(reconnect));
           }
           continue;
         }
-        throw new HostError('ELICIT_HOST_CALL', describeFailure(error, link.child()), {
+        throw new HostError(ELICIT_HOST_CALL, describeFailure(error, link.child()), {
           cause: error,
         });
       } finally {

@@ -15,6 +15,8 @@
  */
 import { type Context, Hono, type Next } from 'hono';
 import { TokenBuckets } from '../client/rate-limit.ts';
+import { ElicitError } from '../errors.ts';
+import { ELICIT_CONNECT_INSECURE } from '../kernel/error-codes.ts';
 import type { Store } from '../store/types.ts';
 import { readForm } from './body.ts';
 import type { CompletionBus } from './completion.ts';
@@ -87,11 +89,17 @@ function redirect(location: string): Response {
   });
 }
 
+/** createConnectApp was given options it cannot serve safely. */
+export class ConnectConfigError extends ElicitError {}
+
 export function createConnectApp(options: ConnectOptions): ConnectApp {
   const baseUrl = new URL(options.baseUrl);
   const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(baseUrl.hostname);
   if (baseUrl.protocol !== 'https:' && !loopback)
-    throw new Error(`connect pages need https outside loopback; got ${baseUrl.origin}`);
+    throw new ConnectConfigError(
+      ELICIT_CONNECT_INSECURE,
+      `createConnectApp: baseUrl ${baseUrl.origin} is neither https nor loopback; serve the connect pages over https, or on 127.0.0.1, localhost or [::1] while developing.`,
+    );
   const sessions = new Sessions(options.store, baseUrl);
   const limits = connectLimits(options.limits);
   const providers = new Map(

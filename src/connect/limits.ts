@@ -3,7 +3,9 @@
  * per-address token buckets that cannot grow without bound, and a store-wide cap on sign-ins
  * started by browsers nobody has authenticated yet.
  */
+
 import { ElicitError } from '../errors.ts';
+import { ELICIT_CONNECT_LIMIT } from '../kernel/error-codes.ts';
 import type { Store } from '../store/types.ts';
 
 /** A limit given to createConnectApp is not a positive whole number. */
@@ -38,7 +40,7 @@ export function connectLimits(overrides: Partial<ConnectLimits> | undefined): Co
   for (const [name, value] of Object.entries(limits)) {
     if (!Number.isSafeInteger(value) || value <= 0)
       throw new ConnectLimitError(
-        'ELICIT_CONNECT_LIMIT',
+        ELICIT_CONNECT_LIMIT,
         `connect limit ${name} must be a positive whole number, got ${String(value)}; fix limits.${name} passed to createConnectApp.`,
       );
   }

@@ -3,6 +3,7 @@
  * under a keyring, with additional authenticated data = principal + provider + key id, so a
  * row copied to another user or provider fails to decrypt. Values never leave the server.
  */
+
 import {
   createCipheriv,
   createDecipheriv,
@@ -11,6 +12,7 @@ import {
   randomBytes,
 } from 'node:crypto';
 import { ElicitError } from '../errors.ts';
+import { ELICIT_KEY_INVALID, ELICIT_VAULT_CORRUPT } from '../kernel/error-codes.ts';
 import type { Keyring } from '../server/seal.ts';
 import type { Json, Store } from '../store/types.ts';
 
@@ -34,7 +36,7 @@ function keyOf(secret: Uint8Array | string, id: string): KeyObject {
       : Buffer.from(secret);
   if (bytes.length !== 32)
     throw new VaultError(
-      'ELICIT_KEY_INVALID',
+      ELICIT_KEY_INVALID,
       `vault key "${id}" must be exactly 32 bytes (got ${bytes.length}).`,
     );
   return createSecretKey(bytes);
@@ -51,7 +53,7 @@ export function createVault(
   options: { now?: () => number } = {},
 ): Vault {
   if (keyring.keys.length === 0)
-    throw new VaultError('ELICIT_KEY_INVALID', 'the vault keyring needs at least one key');
+    throw new VaultError(ELICIT_KEY_INVALID, 'the vault keyring needs at least one key');
   const keys = new Map(
     keyring.keys.map((k) => [
       k.id,
@@ -88,8 +90,7 @@ export function createVault(
       const key = keys.get(k);
       if (key === undefined || now() >= key.retireAt) return undefined;
       const raw = Buffer.from(c, 'base64url');
-      if (raw.length < 17)
-        throw new VaultError('ELICIT_VAULT_CORRUPT', 'a vault entry is damaged.');
+      if (raw.length < 17) throw new VaultError(ELICIT_VAULT_CORRUPT, 'a vault entry is damaged.');
       const decipher = createDecipheriv('aes-256-gcm', key.key, Buffer.from(iv, 'base64url'), {
         authTagLength: 16,
       });
@@ -104,7 +105,7 @@ export function createVault(
         ) as T;
       } catch {
         throw new VaultError(
-          'ELICIT_VAULT_CORRUPT',
+          ELICIT_VAULT_CORRUPT,
           'a vault entry failed authentication: it was altered or belongs to another user or provider.',
         );
       }

@@ -3,7 +3,9 @@
  * A store that cannot keep a marker fails closed: it throws, and the step does not run,
  * because forgetting a live marker is what would let a replay run the step again.
  */
+
 import { ElicitError } from '../errors.ts';
+import { ELICIT_ONCE_STORE_FULL, ELICIT_ONCE_STORE_UNAVAILABLE } from '../kernel/error-codes.ts';
 
 export interface OnceStore {
   /**
@@ -19,7 +21,7 @@ export interface OnceStore {
 export class OnceStoreFullError extends ElicitError {
   constructor(limit: number) {
     super(
-      'ELICIT_ONCE_STORE_FULL',
+      ELICIT_ONCE_STORE_FULL,
       `The one-time step store holds ${limit} live markers, its limit; the step was not run. Try again once markers expire, raise the limit, or use a shared store (createServer({ store })).`,
     );
   }
@@ -29,7 +31,7 @@ export class OnceStoreFullError extends ElicitError {
 export class OnceStoreUnavailableError extends ElicitError {
   constructor(key: string, cause: unknown) {
     super(
-      'ELICIT_ONCE_STORE_UNAVAILABLE',
+      ELICIT_ONCE_STORE_UNAVAILABLE,
       `The one-time step "${key}" was not run because its marker could not be recorded (${cause instanceof Error ? cause.message : String(cause)}). Nothing was done; try again when the store is back.`,
       { cause },
     );

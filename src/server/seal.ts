@@ -13,6 +13,7 @@
  * form are refused (`old_format`): their conversation starts over. Every failure is one
  * StateError whose `reason` is for logs only; callers answer the client with a generic -32602.
  */
+
 import {
   createCipheriv,
   createDecipheriv,
@@ -23,6 +24,12 @@ import {
   randomBytes,
 } from 'node:crypto';
 import { ElicitError } from '../errors.ts';
+import {
+  ELICIT_KEYRING_INVALID,
+  ELICIT_LIMIT_INVALID,
+  ELICIT_STATE_INVALID,
+  ELICIT_STATE_TOO_LARGE,
+} from '../kernel/error-codes.ts';
 
 const VERSION = 'e2';
 const SALT_BYTES = 16;
@@ -62,7 +69,7 @@ export type StateFailure =
 export class StateError extends ElicitError {
   readonly reason: StateFailure;
   constructor(reason: StateFailure) {
-    super('ELICIT_STATE_INVALID', `requestState rejected (${reason})`);
+    super(ELICIT_STATE_INVALID, `requestState rejected (${reason})`);
     this.reason = reason;
   }
 }
@@ -70,7 +77,7 @@ export class StateError extends ElicitError {
 /** A keyring that cannot be used as given: the message names the key and what to fix. */
 export class KeyringError extends ElicitError {
   constructor(message: string) {
-    super('ELICIT_KEYRING_INVALID', message);
+    super(ELICIT_KEYRING_INVALID, message);
   }
 }
 
@@ -261,7 +268,7 @@ export function createSealer(options: SealerOptions): Sealer {
   const perSalt = options.sealsPerSalt ?? SEALS_PER_SALT;
   if (!Number.isSafeInteger(perSalt) || perSalt < 1 || perSalt > SEALS_PER_SALT)
     throw new ElicitError(
-      'ELICIT_LIMIT_INVALID',
+      ELICIT_LIMIT_INVALID,
       `sealsPerSalt must be a whole number from 1 to 2^20, got ${perSalt}`,
     );
   let sealsLeft = perSalt;
@@ -291,7 +298,7 @@ export function createSealer(options: SealerOptions): Sealer {
       const state = prefix + out.toString('base64url');
       if (state.length > maxLength) {
         throw new ElicitError(
-          'ELICIT_STATE_TOO_LARGE',
+          ELICIT_STATE_TOO_LARGE,
           `sealed requestState is ${state.length} characters, over the ${maxLength} limit; keep journaled step results small`,
         );
       }

@@ -4,10 +4,16 @@
  * the authorised fetch handed to the handler. Provider tokens stay in the vault and in this
  * process: they never reach the MCP client, and the client's own bearer token is never sent.
  */
+
 import type { ConnectApp } from '../connect/app.ts';
 import type { Tokens } from '../connect/oauth.ts';
 import type { RecordPurpose, UrlRecord } from '../connect/records.ts';
 import { ElicitError } from '../errors.ts';
+import {
+  ELICIT_ASK_USAGE,
+  ELICIT_CONNECT_NOT_CONFIGURED,
+  ELICIT_NOT_CONNECTED,
+} from '../kernel/error-codes.ts';
 
 export interface ConnectSettings {
   readonly app: ConnectApp;
@@ -41,7 +47,7 @@ export type SecretResult =
 export class ConnectNotConfiguredError extends ElicitError {
   constructor(what: string) {
     super(
-      'ELICIT_CONNECT_NOT_CONFIGURED',
+      ELICIT_CONNECT_NOT_CONFIGURED,
       `${what} needs the connect pages: pass connect: { app: createConnectApp(...) } to createServer.`,
     );
   }
@@ -63,7 +69,7 @@ export function connection(
       const p = providers.get(provider);
       if (p === undefined)
         throw new ElicitError(
-          'ELICIT_NOT_CONNECTED',
+          ELICIT_NOT_CONNECTED,
           `${provider} is no longer configured on the connect pages.`,
         );
       // Checked before the vault is read: a refused URL never gets near the token.
@@ -80,7 +86,7 @@ export function connection(
       let tokens = (await vault.get<never>(entry)) as Tokens | undefined;
       if (tokens === undefined)
         throw new ElicitError(
-          'ELICIT_NOT_CONNECTED',
+          ELICIT_NOT_CONNECTED,
           `${provider} is not connected for this user any more; call ask.connect again.`,
         );
       const expired = tokens.expires_at !== undefined && tokens.expires_at <= Date.now() + 30_000;
@@ -188,7 +194,7 @@ export async function askConnect(
   if (settings === undefined) throw new ConnectNotConfiguredError('ask.connect');
   if (!settings.app.providers.has(provider)) {
     throw new ElicitError(
-      'ELICIT_ASK_USAGE',
+      ELICIT_ASK_USAGE,
       `ask.connect: no provider named ${JSON.stringify(provider)} is configured.`,
     );
   }

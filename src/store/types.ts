@@ -3,6 +3,8 @@
  * compare-and-set by version, atomic single-use take, and lookup by tag (for example all records
  * of one principal). Small on purpose, so SQLite, Redis and memory can all do it atomically.
  */
+import { ElicitError } from '../errors.ts';
+import { ELICIT_STORE_KEY, ELICIT_STORE_TTL } from '../kernel/error-codes.ts';
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 export interface Stored<T extends Json = Json> {
@@ -43,14 +45,12 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export class StoreError extends Error {
-  readonly code: string;
+/** A store refused an operation: `code` says why (ELICIT_STORE_FULL, _KEY, _TTL). */
+export class StoreError extends ElicitError {
   /** For ELICIT_STORE_FULL: the limit that was reached. */
   readonly limit: number | undefined;
   constructor(code: string, message: string, limit?: number) {
-    super(message);
-    this.name = 'StoreError';
-    this.code = code;
+    super(code, message);
     this.limit = limit;
   }
 }
@@ -64,7 +64,7 @@ export function checkKey(key: string, what = 'key'): void {
     /[\u0000-\u001f]/.test(key)
   ) {
     throw new StoreError(
-      'ELICIT_STORE_KEY',
+      ELICIT_STORE_KEY,
       `store ${what} must be 1-512 printable characters, got ${JSON.stringify(String(key).slice(0, 40))}`,
     );
   }
@@ -73,7 +73,7 @@ export function checkKey(key: string, what = 'key'): void {
 export function checkTtl(ttlMs: number): void {
   if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0)
     throw new StoreError(
-      'ELICIT_STORE_TTL',
+      ELICIT_STORE_TTL,
       `ttlMs must be a positive whole number of milliseconds, got ${ttlMs}`,
     );
 }

@@ -2,9 +2,11 @@
  * One connection to the server: SDK Client + elicitation + transport, built again on reconnect
  * (a restarted HTTP server forgets the session; a crashed stdio child is started afresh).
  */
+
 import { Client, type StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { attachElicitation, type ElicitClient } from '../../client/attach.ts';
 import type { Renderer } from '../../client/types.ts';
+import { ELICIT_HOST_CONNECT, ELICIT_HOST_SIGNIN } from '../../kernel/error-codes.ts';
 import { TerminalAuthProvider } from '../auth.ts';
 import { openInBrowser } from '../open.ts';
 import { type ChildState, describeFailure, HostError } from './errors.ts';
@@ -119,7 +121,7 @@ export class Link {
           await auth.finishSignIn(transport.transport as StreamableHTTPClientTransport);
         } catch (signInError) {
           throw new HostError(
-            'ELICIT_HOST_SIGNIN',
+            ELICIT_HOST_SIGNIN,
             `Could not sign in: ${(signInError as Error).message}`,
             { cause: signInError },
           );
@@ -143,7 +145,7 @@ export class Link {
                   : '; the server printed nothing on stderr'
             }`
           : describeFailure(error, child);
-      throw new HostError('ELICIT_HOST_CONNECT', `Could not connect: ${cause}`, { cause: error });
+      throw new HostError(ELICIT_HOST_CONNECT, `Could not connect: ${cause}`, { cause: error });
     }
     transport.transport.onclose = ((previous) => () => {
       previous?.();
