@@ -1,6 +1,7 @@
 /** elicit/connect: the web side of URL mode (Node; mount the Hono app beside your MCP endpoint). */
 export {
   type ConnectApp,
+  ConnectConfigError,
   type ConnectEvent,
   type ConnectOptions,
   createConnectApp,
@@ -17,17 +18,10 @@ export {
 } from './login.ts';
 export {
   OAuthFlowError,
-  Provider,
   type ProviderConfig,
   ProviderConfigError,
   TokenDestinationError,
   type Tokens,
 } from './oauth.ts';
-export {
-  isRecordId,
-  type RecordPurpose,
-  type RecordStatus,
-  Records,
-  type UrlRecord,
-} from './records.ts';
+export { type RecordPurpose, type RecordStatus, Records, type UrlRecord } from './records.ts';
 export { createVault, type Vault, type VaultEntry, VaultError } from './vault.ts';
