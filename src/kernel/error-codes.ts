@@ -138,8 +138,10 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
   },
   [ELICIT_CLIENT_UNSUPPORTED]: {
     part: 'server',
-    reach: 'local',
-    meaning: 'The client did not declare the capability an ask needs (form or URL elicitation).',
+    reach: 'wire',
+    rpc: -32021,
+    meaning:
+      'The client did not declare the capability an ask needs (form or URL elicitation, sampling, roots). Uncaught on 2026-07-28 it is -32021 with data.requiredCapabilities (HTTP 400); on 2025 revisions a tool answers isError.',
   },
   [ELICIT_ANSWER_INVALID]: {
     part: 'server',
