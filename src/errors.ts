@@ -1,3 +1,5 @@
+import { ELICIT_INTERNAL } from './kernel/error-codes.ts';
+
 /**
  * Base class of every error elicit throws. `code` is stable across releases; match on it, not
  * on the message. Wire errors (JSON-RPC) are separate: see each part's own error module.
@@ -8,5 +10,15 @@ export class ElicitError extends Error {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
+  }
+}
+
+/** An invariant of elicit did not hold: a bug in elicit, never a usage mistake. */
+export class InternalError extends ElicitError {
+  constructor(what: string) {
+    super(
+      ELICIT_INTERNAL,
+      `elicit: ${what}. This is a bug in elicit; please report it with this message.`,
+    );
   }
 }

@@ -4,11 +4,13 @@
  * user's config directory. The directory is 0700 and the files 0600; a file is written to a
  * fresh temporary name and renamed over the old one, so a crash never leaves half a file.
  */
+
 import { createHash, randomBytes } from 'node:crypto';
 import { chmod, lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
+import { ELICIT_SIGNIN_STORE_CORRUPT, ELICIT_SIGNIN_STORE_UNSAFE } from '../kernel/error-codes.ts';
 import { SignInError } from './loopback.ts';
 
 export interface SavedSignIn {
@@ -45,7 +47,7 @@ async function privateDir(dir: string): Promise<void> {
   const uid = process.getuid?.();
   if (!st.isDirectory() || (uid !== undefined && st.uid !== uid))
     throw new SignInError(
-      'ELICIT_SIGNIN_STORE_UNSAFE',
+      ELICIT_SIGNIN_STORE_UNSAFE,
       `${dir} is not a directory owned by you; elicit keeps tokens there. Remove it or set XDG_CONFIG_HOME to a private directory.`,
     );
   if ((st.mode & 0o077) !== 0) await chmod(dir, 0o700);
@@ -57,7 +59,7 @@ export async function readSignIn(file: string): Promise<SavedSignIn | undefined>
     const st = await lstat(file);
     if (!st.isFile() || st.size > MAX_FILE_BYTES)
       throw new SignInError(
-        'ELICIT_SIGNIN_STORE_UNSAFE',
+        ELICIT_SIGNIN_STORE_UNSAFE,
         `${file} is not a regular file of at most ${MAX_FILE_BYTES} bytes. Delete it (or run elicit logout) and sign in again.`,
       );
     text = await readFile(file, 'utf8');
@@ -65,28 +67,30 @@ export async function readSignIn(file: string): Promise<SavedSignIn | undefined>
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+  let data: SavedSignIn | undefined;
   try {
-    const data = JSON.parse(text) as SavedSignIn;
-    const has = (v: unknown, key: string) =>
-      v === undefined ||
-      (v !== null &&
-        typeof v === 'object' &&
-        typeof (v as Record<string, unknown>)[key] === 'string');
-    if (
-      data === null ||
-      typeof data !== 'object' ||
-      data.version !== 1 ||
-      !has(data.client, 'client_id') ||
-      !has(data.tokens, 'access_token')
-    )
-      throw new Error('shape');
-    return data;
+    data = JSON.parse(text) as SavedSignIn;
   } catch {
+    data = undefined;
+  }
+  const has = (v: unknown, key: string) =>
+    v === undefined ||
+    (v !== null &&
+      typeof v === 'object' &&
+      typeof (v as Record<string, unknown>)[key] === 'string');
+  if (
+    data === undefined ||
+    data === null ||
+    typeof data !== 'object' ||
+    data.version !== 1 ||
+    !has(data.client, 'client_id') ||
+    !has(data.tokens, 'access_token')
+  )
     throw new SignInError(
-      'ELICIT_SIGNIN_STORE_CORRUPT',
+      ELICIT_SIGNIN_STORE_CORRUPT,
       `${file} is not a saved sign-in elicit can read. Delete it (or run elicit logout) and sign in again.`,
     );
-  }
+  return data;
 }
 
 export async function writeSignIn(file: string, data: SavedSignIn): Promise<void> {

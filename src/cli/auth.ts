@@ -4,6 +4,7 @@
  * registration, PKCE and the token requests; this provider supplies what only a terminal host
  * can: a loopback redirect, the system browser, and a private place to keep tokens.
  */
+
 import { randomBytes } from 'node:crypto';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import type { Writable } from 'node:stream';
@@ -20,6 +21,11 @@ import {
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
 import { inert } from '../client/inert.ts';
+import {
+  ELICIT_SIGNIN_NO_FLOW,
+  ELICIT_SIGNIN_STATE,
+  ELICIT_SIGNIN_UNSAFE_URL,
+} from '../kernel/error-codes.ts';
 import {
   defaultConfigDir,
   readSignIn,
@@ -76,7 +82,7 @@ function checkAuthorizationUrl(url: URL): void {
     url.hostname === '127.0.0.1' || url.hostname === '[::1]' || url.hostname === 'localhost';
   if (url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) return;
   throw new SignInError(
-    'ELICIT_SIGNIN_UNSAFE_URL',
+    ELICIT_SIGNIN_UNSAFE_URL,
     `The server's authorization page ${JSON.stringify(inert(url.href, 200, false))} is not an https address; elicit will not open it. Ask the server's operator to fix its authorization server metadata.`,
   );
 }
@@ -208,7 +214,7 @@ export class TerminalAuthProvider implements OAuthClientProvider {
     checkAuthorizationUrl(authorizationUrl);
     if (this.#state === undefined || authorizationUrl.searchParams.get('state') !== this.#state)
       throw new SignInError(
-        'ELICIT_SIGNIN_STATE',
+        ELICIT_SIGNIN_STATE,
         'The authorization URL does not carry the state this sign-in started with; not opening it.',
       );
     const out = this.#options.output;
@@ -229,7 +235,7 @@ export class TerminalAuthProvider implements OAuthClientProvider {
   codeVerifier(): string {
     if (this.#verifier === undefined)
       throw new SignInError(
-        'ELICIT_SIGNIN_NO_FLOW',
+        ELICIT_SIGNIN_NO_FLOW,
         'No sign-in is in progress in this process, so there is no PKCE verifier to finish it with.',
       );
     return this.#verifier;
@@ -262,7 +268,7 @@ export class TerminalAuthProvider implements OAuthClientProvider {
   async waitForCallback(): Promise<URLSearchParams> {
     const loopback = this.#loopback;
     if (loopback === undefined)
-      throw new SignInError('ELICIT_SIGNIN_NO_FLOW', 'No sign-in is in progress in this process.');
+      throw new SignInError(ELICIT_SIGNIN_NO_FLOW, 'No sign-in is in progress in this process.');
     try {
       return await loopback.result;
     } finally {

@@ -16,6 +16,14 @@ import { inert } from '../client/inert.ts';
 import { type Policy, type ScriptedAnswer, scriptedRenderer } from '../client/scripted.ts';
 import { type TerminalRenderer, terminalRenderer } from '../client/terminal.ts';
 import type { Renderer } from '../client/types.ts';
+import { ElicitError } from '../errors.ts';
+import {
+  ELICIT_HOST_CALL,
+  ELICIT_HOST_CANCELLED,
+  ELICIT_HOST_CONNECT,
+  ELICIT_HOST_GONE,
+  ELICIT_HOST_TIMEOUT,
+} from '../kernel/error-codes.ts';
 import { setOwn } from '../kernel/own.ts';
 import { fromJsonSchema } from '../schema/index.ts';
 import { authProviderFor } from './auth.ts';
@@ -82,7 +90,12 @@ interface Named {
   arguments?: { name: string; description?: string; required?: boolean }[];
 }
 
-class Cancelled extends Error {}
+/** The person cancelled the call (Ctrl-C, or Cancel while a URL-mode page was open). */
+class Cancelled extends ElicitError {
+  constructor() {
+    super(ELICIT_HOST_CANCELLED, 'The call was cancelled; the server was told to stop.');
+  }
+}
 
 /** The call timeout: silence from the server, reset by progress, paused while you answer. */
 class IdleTimer {
@@ -298,7 +311,7 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
     for (let attempt = 0; ; attempt++) {
       if (!link.alive) {
         if (link.isStdio && o.interactive)
-          throw new HostError('ELICIT_HOST_GONE', 'The server is not running.');
+          throw new HostError(ELICIT_HOST_GONE, 'The server is not running.');
         status.set(link.isStdio ? 'restarting server…' : 'reconnecting…');
         await link.reopen();
       }
@@ -350,7 +363,7 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
         if (cancelled || quitCode() !== undefined) throw new Cancelled();
         if (timedOut)
           throw new HostError(
-            'ELICIT_HOST_TIMEOUT',
+            ELICIT_HOST_TIMEOUT,
             `No answer from the server within ${Math.round(limits.callTimeoutMs / 1000)} s (--timeout); the call was cancelled.`,
           );
         if (isAbort(error)) throw new Cancelled();
@@ -364,11 +377,11 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
           } catch (reconnect) {
             throw reconnect instanceof HostError
               ? reconnect
-              : new HostError('ELICIT_HOST_CONNECT', describeFailure(reconnect));
+              : new HostError(ELICIT_HOST_CONNECT, describeFailure(reconnect));
           }
           continue;
         }
-        throw new HostError('ELICIT_HOST_CALL', describeFailure(error, link.child()), {
+        throw new HostError(ELICIT_HOST_CALL, describeFailure(error, link.child()), {
           cause: error,
         });
       } finally {

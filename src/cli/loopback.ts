@@ -5,9 +5,15 @@
  * else is answered and ignored (up to a limit, so a local process cannot keep it busy). It
  * closes after that one request or the timeout, whichever comes first.
  */
+
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ElicitError } from '../errors.ts';
+import {
+  ELICIT_SIGNIN_CLOSED,
+  ELICIT_SIGNIN_STRAY_REQUESTS,
+  ELICIT_SIGNIN_TIMEOUT,
+} from '../kernel/error-codes.ts';
 
 export class SignInError extends ElicitError {}
 
@@ -90,7 +96,7 @@ export async function startLoopback(o: LoopbackOptions): Promise<Loopback> {
     () =>
       finish(
         new SignInError(
-          'ELICIT_SIGNIN_TIMEOUT',
+          ELICIT_SIGNIN_TIMEOUT,
           `Sign-in was not completed within ${Math.round(o.timeoutMs / 1000)} s; run the command again to retry.`,
         ),
       ),
@@ -110,7 +116,7 @@ export async function startLoopback(o: LoopbackOptions): Promise<Loopback> {
       if (++strays > o.maxStrayRequests)
         finish(
           new SignInError(
-            'ELICIT_SIGNIN_STRAY_REQUESTS',
+            ELICIT_SIGNIN_STRAY_REQUESTS,
             `The sign-in listener on ${host} received ${strays} requests that were not the expected callback; it stopped. Run the command again to retry.`,
           ),
         );
@@ -127,7 +133,7 @@ export async function startLoopback(o: LoopbackOptions): Promise<Loopback> {
     result,
     close: () =>
       finish(
-        new SignInError('ELICIT_SIGNIN_CLOSED', 'The sign-in was abandoned before it completed.'),
+        new SignInError(ELICIT_SIGNIN_CLOSED, 'The sign-in was abandoned before it completed.'),
       ),
   };
 }

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { styleText } from 'node:util';
 import type { ScriptedAnswer } from '../client/scripted.ts';
 import { ElicitError } from '../errors.ts';
+import { ELICIT_CLI_USAGE } from '../kernel/error-codes.ts';
 import {
   checkSchema,
   formatPath,
@@ -77,7 +78,12 @@ Checks a requestedSchema (or an elicitation/create params object) against the re
 `,
 };
 
-class UsageError extends Error {}
+/** The command line names no command, or one with arguments it does not take. */
+class UsageError extends ElicitError {
+  constructor(message: string) {
+    super(ELICIT_CLI_USAGE, message);
+  }
+}
 
 function fail(message: string): never {
   throw new UsageError(message);

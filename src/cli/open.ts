@@ -3,6 +3,11 @@
  * program, never parsed by a shell. `ELICIT_BROWSER` names another program (tests use it).
  */
 import { spawn } from 'node:child_process';
+import { ElicitError } from '../errors.ts';
+import { ELICIT_BROWSER_OPEN } from '../kernel/error-codes.ts';
+
+/** The browser program could not be started; the message carries the URL to open by hand. */
+export class BrowserOpenError extends ElicitError {}
 
 export function openInBrowser(href: string): Promise<void> {
   const custom = process.env.ELICIT_BROWSER;
@@ -18,8 +23,10 @@ export function openInBrowser(href: string): Promise<void> {
     const child = spawn(cmd, args as string[], { stdio: 'ignore', detached: true, shell: false });
     child.once('error', (error) =>
       reject(
-        new Error(
-          `Could not start ${cmd} to open the page: ${error.message}. Open it yourself: ${href}`,
+        new BrowserOpenError(
+          ELICIT_BROWSER_OPEN,
+          `Could not start ${cmd} to open the page: ${error.message}. Open it yourself: ${href}, or set ELICIT_BROWSER to a program that can.`,
+          { cause: error },
         ),
       ),
     );

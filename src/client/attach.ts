@@ -4,11 +4,18 @@
  * tracks URL elicitations by id, and turns a -32042 from a tool call into consent, a wait for
  * completion, and a retry.
  */
+
 import type { Client } from '@modelcontextprotocol/client';
-import { UrlElicitationRequiredError } from '@modelcontextprotocol/client';
+import { ProtocolError, UrlElicitationRequiredError } from '@modelcontextprotocol/client';
 import { ElicitError } from '../errors.ts';
+import { ELICIT_URL_LOOP, ELICIT_URL_TIMEOUT } from '../kernel/error-codes.ts';
 import { LEGACY_REVISION } from '../kernel/revision.ts';
-import { createPipeline, type Pipeline, type PipelineOptions } from './pipeline.ts';
+import {
+  createPipeline,
+  ElicitationRefused,
+  type Pipeline,
+  type PipelineOptions,
+} from './pipeline.ts';
 import type { ServerIdentity } from './types.ts';
 
 export interface AttachOptions extends PipelineOptions {
@@ -87,6 +94,10 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
         const result = await handle(params, ctx.mcpReq.signal);
         if (id !== undefined && result.action === 'accept' && !completed.has(id)) pending.add(id);
         return result;
+      } catch (error) {
+        if (error instanceof ElicitationRefused)
+          throw new ProtocolError(error.rpcCode, error.message, { code: error.code });
+        throw error;
       } finally {
         if (id !== undefined) inflight.delete(id);
       }
@@ -112,7 +123,7 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
         () =>
           finish(
             new ElicitError(
-              'ELICIT_URL_TIMEOUT',
+              ELICIT_URL_TIMEOUT,
               `The browser steps did not complete within ${Math.round(timeoutMs / 1000)} s.`,
             ),
           ),
@@ -165,7 +176,7 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
           };
           if (elicitations.length > 0 && elicitations.every((e) => finished.has(pageOf(e.url)))) {
             throw new ElicitError(
-              'ELICIT_URL_LOOP',
+              ELICIT_URL_LOOP,
               `${identityOf(client).name} asked again for the same page(s) after they completed; stopped to avoid a loop.`,
             );
           }

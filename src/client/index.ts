@@ -10,7 +10,7 @@ export {
   type PipelineOptions,
   type RequestContext,
 } from './pipeline.ts';
-export { DEFAULT_RATE_LIMIT, type RateLimit, TokenBuckets } from './rate-limit.ts';
+export { DEFAULT_RATE_LIMIT, type RateLimit } from './rate-limit.ts';
 export {
   describeForm,
   describeUrl,

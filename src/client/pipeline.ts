@@ -5,6 +5,8 @@
  * the same pipeline.
  */
 
+import { ElicitError, InternalError } from '../errors.ts';
+import { ELICIT_ELICITATION_REFUSED } from '../kernel/error-codes.ts';
 import { eraOf, schemaRevisionOf } from '../kernel/revision.ts';
 import {
   type AnswerIssue,
@@ -18,12 +20,14 @@ import { type AnalyzeOptions, analyzeUrl } from '../url/index.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimit, TokenBuckets } from './rate-limit.ts';
 import type { Renderer, ServerIdentity, UrlResponse } from './types.ts';
 
-/** A request this client will not show: answered with JSON-RPC -32602 (the SDK maps `code`). */
-export class ElicitationRefused extends Error {
-  readonly code = -32602;
+/**
+ * A request this client will not show: answered with JSON-RPC `rpcCode` (-32602). attach.ts
+ * turns it into the SDK's ProtocolError; a host driving the pipeline itself does the same.
+ */
+export class ElicitationRefused extends ElicitError {
+  readonly rpcCode = -32602;
   constructor(message: string) {
-    super(message);
-    this.name = 'ElicitationRefused';
+    super(ELICIT_ELICITATION_REFUSED, message);
   }
 }
 
@@ -127,7 +131,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     const elicitationId =
       typeof params.elicitationId === 'string' ? params.elicitationId : undefined;
     const open = async () => {
-      if (analysis.href === undefined) throw new Error('refused URLs are never opened');
+      if (analysis.href === undefined)
+        throw new InternalError('a refused URL was about to be opened');
       await options.openUrl?.(analysis.href);
     };
     const response: UrlResponse = await renderer.url(

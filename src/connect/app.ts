@@ -14,6 +14,8 @@
  * id, stores nothing and never reaches the provider; the event is logged.
  */
 import { type Context, Hono, type Next } from 'hono';
+import { ElicitError } from '../errors.ts';
+import { ELICIT_CONNECT_INSECURE } from '../kernel/error-codes.ts';
 import { TokenBuckets } from '../kernel/rate-limit.ts';
 import type { Store } from '../kernel/store.ts';
 import type { UrlPort } from '../server/url-port.ts';
@@ -91,11 +93,17 @@ function redirect(location: string): Response {
   });
 }
 
+/** createConnectApp was given options it cannot serve safely. */
+export class ConnectConfigError extends ElicitError {}
+
 export function createConnectApp(options: ConnectOptions): ConnectApp {
   const baseUrl = new URL(options.baseUrl);
   const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(baseUrl.hostname);
   if (baseUrl.protocol !== 'https:' && !loopback)
-    throw new Error(`connect pages need https outside loopback; got ${baseUrl.origin}`);
+    throw new ConnectConfigError(
+      ELICIT_CONNECT_INSECURE,
+      `createConnectApp: baseUrl ${baseUrl.origin} is neither https nor loopback; serve the connect pages over https, or on 127.0.0.1, localhost or [::1] while developing.`,
+    );
   const sessions = new Sessions(options.store, baseUrl);
   const limits = connectLimits(options.limits);
   const providers = new Map(

@@ -1,6 +1,7 @@
 /** elicit/connect: the web side of URL mode (Node; mount the Hono app beside your MCP endpoint). */
 export {
   type ConnectApp,
+  ConnectConfigError,
   type ConnectEvent,
   type ConnectOptions,
   createConnectApp,
@@ -17,14 +18,12 @@ export {
 } from './login.ts';
 export {
   OAuthFlowError,
-  Provider,
   type ProviderConfig,
   ProviderConfigError,
   TokenDestinationError,
   type Tokens,
 } from './oauth.ts';
 export {
-  isRecordId,
   type RecordPurpose,
   type RecordStatus,
   Records,

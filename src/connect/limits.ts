@@ -3,7 +3,9 @@
  * per-address token buckets that cannot grow without bound, and a store-wide cap on sign-ins
  * started by browsers nobody has authenticated yet.
  */
+
 import { ElicitError } from '../errors.ts';
+import { ELICIT_CONNECT_LIMIT } from '../kernel/error-codes.ts';
 import { TokenBuckets } from '../kernel/rate-limit.ts';
 import type { Store } from '../kernel/store.ts';
 
@@ -39,7 +41,7 @@ export function connectLimits(overrides: Partial<ConnectLimits> | undefined): Co
   for (const [name, value] of Object.entries(limits)) {
     if (!Number.isSafeInteger(value) || value <= 0)
       throw new ConnectLimitError(
-        'ELICIT_CONNECT_LIMIT',
+        ELICIT_CONNECT_LIMIT,
         `connect limit ${name} must be a positive whole number, got ${String(value)}; fix limits.${name} passed to createConnectApp.`,
       );
   }

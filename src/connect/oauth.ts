@@ -4,8 +4,17 @@
  * check when the AS advertises it, an exact redirect URI, and tokens straight into the vault.
  * Access tokens are only ever sent to the provider's declared API origins.
  */
+
 import * as oauth from 'oauth4webapi';
 import { ElicitError } from '../errors.ts';
+import {
+  ELICIT_OAUTH_CALLBACK,
+  ELICIT_OAUTH_METADATA,
+  ELICIT_OAUTH_NO_PKCE,
+  ELICIT_OAUTH_TOKEN,
+  ELICIT_PROVIDER_CONFIG,
+  ELICIT_TOKEN_DESTINATION,
+} from '../kernel/error-codes.ts';
 
 export interface ProviderConfig {
   /** The authorization server's issuer identifier (discovery runs against it). */
@@ -46,7 +55,7 @@ function apiOrigin(provider: string, value: string): string {
     url = new URL(value);
   } catch {
     throw new ProviderConfigError(
-      'ELICIT_PROVIDER_CONFIG',
+      ELICIT_PROVIDER_CONFIG,
       `${provider}: apiOrigins entry ${JSON.stringify(value)} is not a URL; write an origin such as https://api.example.com.`,
     );
   }
@@ -59,7 +68,7 @@ function apiOrigin(provider: string, value: string): string {
     url.hash !== ''
   )
     throw new ProviderConfigError(
-      'ELICIT_PROVIDER_CONFIG',
+      ELICIT_PROVIDER_CONFIG,
       `${provider}: apiOrigins entry ${JSON.stringify(value)} must be a bare https origin (http only on loopback), such as https://api.example.com.`,
     );
   return url.origin;
@@ -97,7 +106,7 @@ export class Provider {
       url.password !== ''
     )
       throw new TokenDestinationError(
-        'ELICIT_TOKEN_DESTINATION',
+        ELICIT_TOKEN_DESTINATION,
         `${this.name}: refusing to send its access token to ${JSON.stringify(raw.slice(0, 200))}; only ${[...this.apiOrigins].join(', ')} may receive it (add the origin to apiOrigins if it belongs to ${this.name}).`,
       );
     return url;
@@ -122,15 +131,12 @@ export class Provider {
       );
       if (!as.code_challenge_methods_supported?.includes('S256')) {
         throw new OAuthFlowError(
-          'ELICIT_OAUTH_NO_PKCE',
+          ELICIT_OAUTH_NO_PKCE,
           `${this.name}: the authorization server does not advertise PKCE S256; refusing to use it.`,
         );
       }
       if (as.authorization_endpoint === undefined)
-        throw new OAuthFlowError(
-          'ELICIT_OAUTH_METADATA',
-          `${this.name}: no authorization endpoint.`,
-        );
+        throw new OAuthFlowError(ELICIT_OAUTH_METADATA, `${this.name}: no authorization endpoint.`);
       return as;
     })().catch((error) => {
       this.as = undefined;
@@ -165,7 +171,7 @@ export class Provider {
       params = oauth.validateAuthResponse(as, this.client, callback, expectedState);
     } catch (error) {
       throw new OAuthFlowError(
-        'ELICIT_OAUTH_CALLBACK',
+        ELICIT_OAUTH_CALLBACK,
         `The sign-in response was refused: ${(error as Error).message}`,
       );
     }
@@ -185,7 +191,7 @@ export class Provider {
       return toTokens(tokens);
     } catch (error) {
       throw new OAuthFlowError(
-        'ELICIT_OAUTH_TOKEN',
+        ELICIT_OAUTH_TOKEN,
         `The code could not be exchanged: ${(error as Error).message}`,
       );
     }

@@ -5,6 +5,7 @@
  * server. Entry names are formed by `vaultEntryName` and `vaultStoreKey`, nowhere else.
  */
 import { ElicitError } from '../errors.ts';
+import { ELICIT_VAULT_CORRUPT } from '../kernel/error-codes.ts';
 import { aeadOpen, aeadSeal, IV_BYTES, type Keyring, loadKeyring } from '../kernel/keyring.ts';
 import { pooledRandom } from '../kernel/random.ts';
 import type { Json, Store } from '../kernel/store.ts';
@@ -74,7 +75,7 @@ export function createVault(
       const plain = aeadOpen(key.key, Buffer.from(iv, 'base64url'), aad(entry, k), raw);
       if (plain === undefined)
         throw new VaultError(
-          'ELICIT_VAULT_CORRUPT',
+          ELICIT_VAULT_CORRUPT,
           'a vault entry failed authentication: it was altered or belongs to another user or provider.',
         );
       try {

@@ -8,8 +8,10 @@
  * present: if the answer leaves it out, parse() fills it in.
  */
 
+import { ELICIT_PATTERN_FLAGS } from '../kernel/error-codes.ts';
 import { type CompiledSchema, compileSchema, type ParseResult, SchemaError } from './compile.ts';
 import { emitSchema } from './emit.ts';
+import { PatternError } from './pattern.ts';
 import type {
   Field,
   MultiSelectField,
@@ -79,8 +81,9 @@ function base(name: string, o: Common & { optional?: boolean }) {
 function patternSource(pattern: string | RegExp | undefined): string | undefined {
   if (pattern === undefined || typeof pattern === 'string') return pattern;
   if (pattern.flags.replace('u', '') !== '') {
-    throw new TypeError(
-      `pattern /${pattern.source}/${pattern.flags}: only the u flag can be sent; remove the others.`,
+    throw new PatternError(
+      ELICIT_PATTERN_FLAGS,
+      `pattern /${pattern.source}/${pattern.flags}: only the u flag can be sent; remove the others (write case-insensitivity into the pattern, e.g. [Aa]).`,
     );
   }
   return pattern.source;

@@ -9,6 +9,7 @@
  * as source. Where code generation is unavailable (a page whose CSP forbids 'unsafe-eval')
  * compile() falls back to the per-field closures, which behave identically.
  */
+import { InternalError } from '../errors.ts';
 import { checkFormat } from './formats.ts';
 import type { AnswerIssue, AnswerIssueCode } from './issues.ts';
 import { codePointLength, type PreparedField } from './value.ts';
@@ -26,7 +27,7 @@ interface Env {
 
 const lit = (value: string): string => JSON.stringify(value);
 function num(value: number): string {
-  if (!Number.isFinite(value)) throw new RangeError('non-finite number in a compiled schema');
+  if (!Number.isFinite(value)) throw new InternalError('non-finite number in a compiled schema');
   return Object.is(value, -0) ? '0' : String(value);
 }
 
@@ -63,7 +64,7 @@ export function generateValidator(env: Env): Validate | undefined {
     // Each branch pushes the field's own pre-built issue object: I[n] is filled below.
     const at = (code: AnswerIssueCode): string => {
       const issue = p.issues[code];
-      if (issue === undefined) throw new Error(`no ${code} issue prepared for ${p.name}`);
+      if (issue === undefined) throw new InternalError(`no ${code} issue prepared for ${p.name}`);
       issues.push(issue);
       return `(issues ??= []).push(I[${issues.length - 1}])`;
     };

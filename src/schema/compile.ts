@@ -5,6 +5,7 @@
  */
 
 import { ElicitError } from '../errors.ts';
+import { ELICIT_SCHEMA_INVALID } from '../kernel/error-codes.ts';
 import { setOwn } from '../kernel/own.ts';
 import { type CheckedSchema, type CheckOptions, checkSchema } from './check.ts';
 import { generateValidator } from './codegen.ts';
@@ -23,7 +24,7 @@ export class SchemaError extends ElicitError {
     const first = issues[0];
     const where = first === undefined ? '' : ` at ${formatPath(first.path)}`;
     super(
-      'ELICIT_SCHEMA_INVALID',
+      ELICIT_SCHEMA_INVALID,
       `Invalid ${context}${where}: ${first?.message ?? 'unknown problem'}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''}`,
     );
     this.issues = issues;

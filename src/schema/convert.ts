@@ -13,7 +13,9 @@
  * is handed out: one that a peer would refuse (a multi-select expanded past `maxProperties`,
  * a generated name past `maxKeyLength`, …) throws ConversionError instead of being sent.
  */
+
 import { ElicitError } from '../errors.ts';
+import { ELICIT_CONVERSION_LIMIT } from '../kernel/error-codes.ts';
 import { type CheckedSchema, type CheckOptions, checkSchema } from './check.ts';
 import { SchemaError, setOwn } from './compile.ts';
 import { emitSchema } from './emit.ts';
@@ -65,7 +67,7 @@ export class ConversionError extends ElicitError {
     detail: string,
   ) {
     super(
-      'ELICIT_CONVERSION_LIMIT',
+      ELICIT_CONVERSION_LIMIT,
       `This form cannot be sent to a ${revision} client: ${field === undefined ? 'the form' : `field "${field}"`} ${detail} Ask the person with a smaller form (fewer options or fields), or ask a client on a newer revision.`,
     );
     this.field = field;

@@ -40,7 +40,7 @@ export { emitSchema } from './emit.ts';
 export { checkFormat, isDate, isDateTime, isEmail, isUri } from './formats.ts';
 export type { AnswerIssue, AnswerIssueCode, SchemaIssue, SchemaIssueCode } from './issues.ts';
 export { formatPath } from './issues.ts';
-export { DEFAULT_LIMITS, type Limits } from './limits.ts';
+export { DEFAULT_LIMITS, LimitOptionError, type Limits } from './limits.ts';
 export {
   type CompiledPattern,
   compilePattern,

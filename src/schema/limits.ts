@@ -2,6 +2,9 @@
  * Every cap the schema core enforces. Defaults are generous for real forms and small enough
  * that a hostile peer cannot make a check or a validation slow or memory-hungry.
  */
+import { ElicitError } from '../errors.ts';
+import { ELICIT_LIMIT_INVALID } from '../kernel/error-codes.ts';
+
 export interface Limits {
   /** Properties in one requested schema. */
   readonly maxProperties: number;
@@ -52,8 +55,18 @@ export function resolveLimits(overrides: Partial<Limits> | undefined): Limits {
   const merged = { ...DEFAULT_LIMITS, ...overrides };
   for (const [name, value] of Object.entries(merged)) {
     if (!Number.isSafeInteger(value) || value < 1) {
-      throw new RangeError(`limits.${name} must be a positive integer, got ${String(value)}`);
+      throw new LimitOptionError(`limits.${name}`, value);
     }
   }
   return Object.freeze(merged);
+}
+
+/** A limit option that is not a positive whole number (a configuration mistake). */
+export class LimitOptionError extends ElicitError {
+  constructor(name: string, value: unknown) {
+    super(
+      ELICIT_LIMIT_INVALID,
+      `${name} must be a positive whole number, got ${String(value)}; leave it out for the default.`,
+    );
+  }
 }

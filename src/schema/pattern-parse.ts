@@ -13,6 +13,8 @@
  * RegExp cannot backtrack: `\p{…}` classes are kept as native sticky RegExps that way, which
  * brings the platform's Unicode tables without shipping any.
  */
+import { ElicitError } from '../errors.ts';
+import { ELICIT_PATTERN_UNSUPPORTED } from '../kernel/error-codes.ts';
 
 /** One code point: inclusive ranges `[lo0, hi0, lo1, hi1, …]`, or a native one-char RegExp. */
 export type CharSet =
@@ -95,7 +97,12 @@ function sizeOf(node: PatternNode): number {
   }
 }
 
-class Unsupported extends Error {}
+/** A construct the linear-time matcher cannot run; caught below and reported as a problem. */
+class Unsupported extends ElicitError {
+  constructor(what: string) {
+    super(ELICIT_PATTERN_UNSUPPORTED, what);
+  }
+}
 
 class Parser {
   private i = 0;

@@ -13,7 +13,14 @@
  * process-wide flag that a library cannot set and browsers do not offer; an RE2 port is a
  * native addon or a few hundred kB of WebAssembly, far beyond the browser bundle's budget.
  */
+
 import { ElicitError } from '../errors.ts';
+import {
+  ELICIT_PATTERN_INPUT_TOO_LONG,
+  ELICIT_PATTERN_INVALID,
+  ELICIT_PATTERN_TOO_COMPLEX,
+  ELICIT_PATTERN_UNSUPPORTED,
+} from '../kernel/error-codes.ts';
 import type { Limits } from './limits.ts';
 import { buildProgram, type Program, runProgram } from './pattern-nfa.ts';
 import { type PatternNode, parsePattern } from './pattern-parse.ts';
@@ -60,12 +67,18 @@ export function patternProblem(source: string, limits: PatternLimits): PatternPr
   return 'code' in a ? a : undefined;
 }
 
+const PROBLEM_CODES = {
+  pattern_invalid: ELICIT_PATTERN_INVALID,
+  pattern_unsupported: ELICIT_PATTERN_UNSUPPORTED,
+  pattern_too_complex: ELICIT_PATTERN_TOO_COMPLEX,
+} as const satisfies Record<PatternProblem['code'], string>;
+
 /** Compiles a pattern for linear-time tests; throws PatternError when it cannot be used. */
 export function compilePattern(source: string, limits: PatternLimits): CompiledPattern {
   const a = analyse(source, limits);
   if ('code' in a) {
     throw new PatternError(
-      `ELICIT_${a.code.toUpperCase()}`,
+      PROBLEM_CODES[a.code],
       `Pattern ${JSON.stringify(source)} ${a.message}.`,
     );
   }
@@ -76,7 +89,7 @@ export function compilePattern(source: string, limits: PatternLimits): CompiledP
     test(input: string): boolean {
       if (input.length > max) {
         throw new PatternError(
-          'ELICIT_PATTERN_INPUT_TOO_LONG',
+          ELICIT_PATTERN_INPUT_TOO_LONG,
           `Input of ${input.length} characters is longer than limits.maxPatternInput (${max}); check the length first.`,
         );
       }

@@ -14,6 +14,7 @@ import {
   type ServerContext,
   type StandardSchemaWithJSON,
 } from '@modelcontextprotocol/server';
+import { ELICIT_ONCE_PROCESS_LOCAL } from '../kernel/error-codes.ts';
 import type { Store } from '../kernel/store.ts';
 import { onceStoreFrom } from '../store/once.ts';
 import { type Ask, type AskLimits, DEFAULT_ASK_LIMITS } from './ask.ts';
@@ -180,7 +181,7 @@ export class ElicitServer {
     this.onceTtlMs = (options.stateTtlMs ?? 600_000) * (this.limits.maxRounds + 1);
     if (options.keyring !== undefined && this.once.scope === 'process') {
       (options.onWarning ?? warnToConsole)({
-        code: 'ELICIT_ONCE_PROCESS_LOCAL',
+        code: ELICIT_ONCE_PROCESS_LOCAL,
         message:
           'a shared keyring is configured but ask.once markers are kept in this process only, so each replica would run a one-time step again for the same request. Pass a shared store: createServer({ store: redisStore(…) or sqliteStore(…) }), or the connect app’s store.',
       });

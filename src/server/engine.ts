@@ -8,8 +8,8 @@
  *   records the request as pending and suspends the run (`SUSPEND`).
  */
 import type { ClientCapabilities, InputRequest } from '@modelcontextprotocol/server';
-import type { RecordPurpose } from '../connect/records.ts';
 import type { AskLimits } from './ask.ts';
+import type { RecordPurpose } from './url-port.ts';
 
 /** Thrown by an ask that has to wait for the client; the runner turns it into input_required. */
 export const SUSPEND: unique symbol = Symbol('elicit.suspend');

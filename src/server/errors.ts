@@ -1,12 +1,31 @@
 /** Errors a handler can meet through `ask`. Each has a stable code and says what to do. */
+
 import { ElicitError } from '../errors.ts';
+import {
+  ELICIT_ANSWER_INVALID,
+  ELICIT_ASK_ABANDONED,
+  ELICIT_ASK_USAGE,
+  ELICIT_CLIENT_UNSUPPORTED,
+  ELICIT_LISTEN_ADDRESS,
+  ELICIT_LISTEN_DENIED,
+  ELICIT_LISTEN_FAILED,
+  ELICIT_LISTEN_PORT_IN_USE,
+  ELICIT_REPLAYED,
+  ELICIT_SENSITIVE_FIELD,
+  ELICIT_TIMEOUT,
+  ELICIT_TOO_MANY_PENDING,
+  ELICIT_TOO_MANY_ROUNDS,
+} from '../kernel/error-codes.ts';
+import { LimitOptionError } from '../schema/limits.ts';
+
+export { LimitOptionError };
 
 /** The client did not declare what this ask needs (form or URL elicitation, sampling, roots). */
 export class ElicitationUnsupportedError extends ElicitError {
   readonly capability: string;
   constructor(capability: string) {
     super(
-      'ELICIT_CLIENT_UNSUPPORTED',
+      ELICIT_CLIENT_UNSUPPORTED,
       `This tool needs to ask you for input, but the client did not declare ${capability} support. Use a client that supports it, or pass the values as arguments.`,
     );
     this.capability = capability;
@@ -18,7 +37,7 @@ export class AnswerRejectedError extends ElicitError {
   readonly key: string;
   constructor(key: string, attempts: number, reasons: string) {
     super(
-      'ELICIT_ANSWER_INVALID',
+      ELICIT_ANSWER_INVALID,
       `The answer to "${key}" was still invalid after ${attempts} attempts (${reasons}). Nothing was done.`,
     );
     this.key = key;
@@ -29,7 +48,7 @@ export class AnswerRejectedError extends ElicitError {
 export class ReplayError extends ElicitError {
   constructor(key: string) {
     super(
-      'ELICIT_REPLAYED',
+      ELICIT_REPLAYED,
       `The one-time step "${key}" already ran for this request; it will not run again. Start the request over.`,
     );
   }
@@ -39,7 +58,7 @@ export class ReplayError extends ElicitError {
 export class RoundsExceededError extends ElicitError {
   constructor(max: number) {
     super(
-      'ELICIT_TOO_MANY_ROUNDS',
+      ELICIT_TOO_MANY_ROUNDS,
       `This request needed more than ${max} rounds of input; it was stopped. Start it over.`,
     );
   }
@@ -48,7 +67,7 @@ export class RoundsExceededError extends ElicitError {
 /** An ask was called with a bad key or form (a programming error in the handler). */
 export class AskUsageError extends ElicitError {
   constructor(message: string) {
-    super('ELICIT_ASK_USAGE', message);
+    super(ELICIT_ASK_USAGE, message);
   }
 }
 
@@ -56,7 +75,7 @@ export class AskUsageError extends ElicitError {
 export class AskTimeoutError extends ElicitError {
   constructor(key: string, timeoutMs: number) {
     super(
-      'ELICIT_TIMEOUT',
+      ELICIT_TIMEOUT,
       `No answer to "${key}" within ${Math.round(timeoutMs / 1000)} s; nothing was done. Try again when you are ready.`,
     );
   }
@@ -85,7 +104,7 @@ export class TooManyPendingAsksError extends ElicitError {
   readonly limit: number;
   constructor(scope: PendingScope, limit: number) {
     super(
-      'ELICIT_TOO_MANY_PENDING',
+      ELICIT_TOO_MANY_PENDING,
       `${limit} requests for input are already waiting for an answer in ${SCOPE_TEXT[scope]} (limits.${SCOPE_LIMIT[scope]}); answer or cancel one of them, then try again.`,
     );
     this.scope = scope;
@@ -98,7 +117,7 @@ export class AskAbandonedError extends ElicitError {
   readonly key: string;
   constructor(key: string, options?: ErrorOptions) {
     super(
-      'ELICIT_ASK_ABANDONED',
+      ELICIT_ASK_ABANDONED,
       `The client stopped waiting for "${key}" (it cancelled the call, hung up or closed its session); nothing was done.`,
       options,
     );
@@ -114,20 +133,10 @@ export class SensitiveFieldError extends ElicitError {
   readonly field: string;
   constructor(key: string, field: string, what: string) {
     super(
-      'ELICIT_SENSITIVE_FIELD',
+      ELICIT_SENSITIVE_FIELD,
       `ask.form('${key}'): field "${field}" looks like it asks for ${what}, which form mode must not do. Use ask.secret('${key}', …) to collect it through URL mode, or, if it is not one, list it in the options' allowSensitive: ['${field}'].`,
     );
     this.field = field;
-  }
-}
-
-/** A limit option that is not a positive whole number (a configuration mistake). */
-export class LimitOptionError extends ElicitError {
-  constructor(name: string, value: unknown) {
-    super(
-      'ELICIT_LIMIT_INVALID',
-      `${name} must be a positive whole number, got ${String(value)}; leave it out for the default.`,
-    );
   }
 }
 
@@ -138,20 +147,20 @@ export class ListenError extends ElicitError {
     const [code, advice] =
       cause.code === 'EADDRINUSE'
         ? [
-            'ELICIT_LISTEN_PORT_IN_USE',
+            ELICIT_LISTEN_PORT_IN_USE,
             `${where} is already in use; stop what runs there or pass another port (0 picks a free one).`,
           ]
         : cause.code === 'EACCES'
           ? [
-              'ELICIT_LISTEN_DENIED',
+              ELICIT_LISTEN_DENIED,
               `listening on ${where} is not allowed for this user; use a port above 1023.`,
             ]
           : cause.code === 'EADDRNOTAVAIL'
             ? [
-                'ELICIT_LISTEN_ADDRESS',
+                ELICIT_LISTEN_ADDRESS,
                 `${host} is not an address of this machine; use 127.0.0.1 or one of its own addresses.`,
               ]
-            : ['ELICIT_LISTEN_FAILED', `could not listen on ${where}: ${cause.message}`];
+            : [ELICIT_LISTEN_FAILED, `could not listen on ${where}: ${cause.message}`];
     super(code, `listen(): ${advice}`, { cause });
   }
 }

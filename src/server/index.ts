@@ -6,12 +6,18 @@ export {
   type ElicitServerOptions,
   type ElicitWarning,
   type Era,
+  type PromptConfig,
   type PromptHandler,
+  type ResourceConfig,
+  type ResourceHandler,
   type ToolConfig,
   type ToolHandler,
   type ToolOutput,
 } from './app.ts';
 export {
+  type AllResult,
+  type AllSpec,
+  type AnswerOf,
   type Ask,
   type AskLimits,
   DEFAULT_ASK_LIMITS,
@@ -36,22 +42,15 @@ export {
 } from './errors.ts';
 export type { FormInput } from './forms.ts';
 export { type HttpOptions, httpEntry, type Listening, listen, type McpHttpEntry } from './http.ts';
+export { OnceStoreFullError, OnceStoreUnavailableError } from './once-store.ts';
+export { DEFAULT_PENDING_LIMITS, type PendingLimits } from './pending.ts';
 export {
-  memoryOnceStore,
-  type OnceStore,
-  OnceStoreFullError,
-  OnceStoreUnavailableError,
-} from './once-store.ts';
-export { DEFAULT_PENDING_LIMITS, type PendingLimits, TOO_MANY_PENDING_CODE } from './pending.ts';
-export {
-  isLoopbackHost,
   PrincipalConfigError,
   type PrincipalOption,
   type PrincipalResolver,
 } from './principal.ts';
 export {
   checkKeyring,
-  createSealer,
   generateKeySecret,
   type Keyring,
   KeyringError,

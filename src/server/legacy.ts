@@ -12,7 +12,6 @@ import {
   type ServerContext,
   UrlElicitationRequiredError,
 } from '@modelcontextprotocol/server';
-import type { RecordPurpose } from '../connect/records.ts';
 import { type Ask, type AskLimits, declares } from './ask.ts';
 import { createAsk } from './asks.ts';
 import type { Engine } from './engine.ts';
@@ -25,6 +24,7 @@ import {
   linkMessage,
   waitForRecord,
 } from './url-mode.ts';
+import type { RecordPurpose } from './url-port.ts';
 
 export interface LegacyExtras {
   readonly principal: string;

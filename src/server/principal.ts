@@ -5,8 +5,10 @@
  * (stdio, loopback); a server reachable beyond loopback must tell callers apart or say
  * explicitly that it does not.
  */
+
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { ElicitError } from '../errors.ts';
+import { ELICIT_PRINCIPAL_CONFIG } from '../kernel/error-codes.ts';
 
 /** Your own resolver: a stable id of the caller, or undefined when there is none (-32600). */
 export type PrincipalResolver = (ctx: ServerContext) => string | undefined;
@@ -25,7 +27,7 @@ export type PrincipalOption = 'token' | 'token-or-client-id' | 'shared-local' | 
 /** The server's configuration cannot tell callers apart where it would have to. */
 export class PrincipalConfigError extends ElicitError {
   constructor(message: string) {
-    super('ELICIT_PRINCIPAL_CONFIG', message);
+    super(ELICIT_PRINCIPAL_CONFIG, message);
   }
 }
 

@@ -5,7 +5,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ClientCapabilities, InputRequest } from '@modelcontextprotocol/server';
-import type { RecordPurpose } from '../connect/records.ts';
 import { type Ask, type AskLimits, declares } from './ask.ts';
 import { createAsk } from './asks.ts';
 import { type Engine, SUSPEND, type UrlOutcome, urlStepKey } from './engine.ts';
@@ -18,6 +17,7 @@ import {
   linkMessage,
   waitForRecord,
 } from './url-mode.ts';
+import type { RecordPurpose } from './url-port.ts';
 
 /** What the sealed requestState carries between rounds. */
 export interface Journal {

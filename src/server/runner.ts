@@ -14,7 +14,7 @@ import {
   type ProtocolError,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { ElicitError } from '../errors.ts';
+import { ElicitError, InternalError } from '../errors.ts';
 import { MODERN_REVISION } from '../kernel/revision.ts';
 import type { Ask, AskLimits } from './ask.ts';
 import { RoundsExceededError } from './errors.ts';
@@ -92,7 +92,7 @@ export async function invoke(
 ): Promise<unknown> {
   const gate = gates.get(ctx.mcpReq);
   if (gate === undefined)
-    throw new Error('elicit: request reached a handler without passing the gate');
+    throw new InternalError('a request reached a handler without passing the gate');
   const kind = entry.kind;
   if (era === 'legacy') {
     const ask = legacyAsk(ctx, mcp, server.limits, {

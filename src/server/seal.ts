@@ -16,6 +16,11 @@
 import { createHash, createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
 import { ElicitError } from '../errors.ts';
 import {
+  ELICIT_LIMIT_INVALID,
+  ELICIT_STATE_INVALID,
+  ELICIT_STATE_TOO_LARGE,
+} from '../kernel/error-codes.ts';
+import {
   aeadOpen,
   aeadSeal,
   checkKeyring,
@@ -56,7 +61,7 @@ export type StateFailure =
 export class StateError extends ElicitError {
   readonly reason: StateFailure;
   constructor(reason: StateFailure) {
-    super('ELICIT_STATE_INVALID', `requestState rejected (${reason})`);
+    super(ELICIT_STATE_INVALID, `requestState rejected (${reason})`);
     this.reason = reason;
   }
 }
@@ -158,7 +163,7 @@ export function createSealer(options: SealerOptions): Sealer {
   const perSalt = options.sealsPerSalt ?? SEALS_PER_SALT;
   if (!Number.isSafeInteger(perSalt) || perSalt < 1 || perSalt > SEALS_PER_SALT)
     throw new ElicitError(
-      'ELICIT_LIMIT_INVALID',
+      ELICIT_LIMIT_INVALID,
       `sealsPerSalt must be a whole number from 1 to 2^20, got ${perSalt}`,
     );
   let sealsLeft = perSalt;
@@ -185,7 +190,7 @@ export function createSealer(options: SealerOptions): Sealer {
       const state = prefix + out.toString('base64url');
       if (state.length > maxLength) {
         throw new ElicitError(
-          'ELICIT_STATE_TOO_LARGE',
+          ELICIT_STATE_TOO_LARGE,
           `sealed requestState is ${state.length} characters, over the ${maxLength} limit; keep journaled step results small`,
         );
       }

@@ -5,6 +5,7 @@
  * process: they never reach the MCP client, and the client's own bearer token is never sent.
  */
 import { ElicitError } from '../errors.ts';
+import { ELICIT_ASK_USAGE } from '../kernel/error-codes.ts';
 import type { Connection, RecordPurpose, UrlPort, UrlRecord } from './url-port.ts';
 
 export type { Connection } from './url-port.ts';
@@ -135,7 +136,7 @@ export async function askConnect(
   if (settings === undefined) throw new ConnectNotConfiguredError('ask.connect');
   if (!settings.app.hasProvider(provider)) {
     throw new ElicitError(
-      'ELICIT_ASK_USAGE',
+      ELICIT_ASK_USAGE,
       `ask.connect: no provider named ${JSON.stringify(provider)} is configured.`,
     );
   }

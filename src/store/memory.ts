@@ -3,6 +3,7 @@
  * Values are kept by reference and deep-frozen on write (no copy on read): a value passed in is
  * frozen, and what `get` returns must not be modified (it cannot be).
  */
+import { ELICIT_STORE_FULL } from '../kernel/error-codes.ts';
 import {
   checkKey,
   checkTtl,
@@ -64,7 +65,7 @@ export function memoryStore(options: { now?: () => number; maxEntries?: number }
         for (const [k, e] of entries) if (e.expiresAt <= now()) remove(k, e);
         if (entries.size >= maxEntries)
           throw new StoreError(
-            'ELICIT_STORE_FULL',
+            ELICIT_STORE_FULL,
             `memory store is full (${maxEntries} live entries, its maxEntries); nothing was written`,
             maxEntries,
           );

@@ -5,14 +5,15 @@
  */
 export type { Json, PutOptions, Store, Stored } from '../kernel/store.ts';
 
-export class StoreError extends Error {
-  readonly code: string;
+import { ElicitError } from '../errors.ts';
+import { ELICIT_STORE_KEY, ELICIT_STORE_TTL } from '../kernel/error-codes.ts';
+
+/** A store refused an operation: `code` says why (ELICIT_STORE_FULL, _KEY, _TTL). */
+export class StoreError extends ElicitError {
   /** For ELICIT_STORE_FULL: the limit that was reached. */
   readonly limit: number | undefined;
   constructor(code: string, message: string, limit?: number) {
-    super(message);
-    this.name = 'StoreError';
-    this.code = code;
+    super(code, message);
     this.limit = limit;
   }
 }
@@ -26,7 +27,7 @@ export function checkKey(key: string, what = 'key'): void {
     /[\u0000-\u001f]/.test(key)
   ) {
     throw new StoreError(
-      'ELICIT_STORE_KEY',
+      ELICIT_STORE_KEY,
       `store ${what} must be 1-512 printable characters, got ${JSON.stringify(String(key).slice(0, 40))}`,
     );
   }
@@ -35,7 +36,7 @@ export function checkKey(key: string, what = 'key'): void {
 export function checkTtl(ttlMs: number): void {
   if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0)
     throw new StoreError(
-      'ELICIT_STORE_TTL',
+      ELICIT_STORE_TTL,
       `ttlMs must be a positive whole number of milliseconds, got ${ttlMs}`,
     );
 }

@@ -378,6 +378,11 @@ describe('login and cookies', () => {
         login: devLogin(),
         providers: {},
       }),
-    ).toThrow(/need https outside loopback/);
+    ).toThrow(
+      expect.objectContaining({
+        code: 'ELICIT_CONNECT_INSECURE',
+        message: expect.stringMatching(/http:\/\/mcp.example.com is neither https nor loopback/),
+      }),
+    );
   });
 });

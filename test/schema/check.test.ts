@@ -346,7 +346,10 @@ describe('checkSchema: limits', () => {
     });
     expect(result.ok).toBe(false);
     expect(() => checkSchema(obj({}), { limits: { maxProperties: -1 } })).toThrow(
-      /limits.maxProperties must be a positive integer/,
+      expect.objectContaining({
+        code: 'ELICIT_LIMIT_INVALID',
+        message: expect.stringMatching(/limits.maxProperties must be a positive whole number/),
+      }),
     );
     expect(DEFAULT_LIMITS.maxProperties).toBe(100);
   });

@@ -22,8 +22,8 @@ import {
   LimitOptionError,
   type Listening,
   listen,
-  TOO_MANY_PENDING_CODE,
 } from '../../src/server/index.ts';
+import { TOO_MANY_PENDING_CODE } from '../../src/server/pending.ts';
 import { memoryStore } from '../../src/store/index.ts';
 import { freePort, startProcess, stop } from '../support/processes.ts';
 import { openSession, type RawReply, rawCall, rawInitialize } from '../support/raw-mcp.ts';

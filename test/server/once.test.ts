@@ -14,9 +14,9 @@ import {
   type ElicitWarning,
   generateKeySecret,
   httpEntry,
-  memoryOnceStore,
   OnceStoreFullError,
 } from '../../src/server/index.ts';
+import { memoryOnceStore } from '../../src/server/once-store.ts';
 import { memoryStore, redisStore, type Store, sqliteStore } from '../../src/store/index.ts';
 import { answer, callTool } from '../support/mrtr.ts';
 

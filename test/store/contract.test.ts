@@ -6,13 +6,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  memoryStore,
-  onceStoreFrom,
-  redisStore,
-  type Store,
-  sqliteStore,
-} from '../../src/store/index.ts';
+import { memoryStore, redisStore, type Store, sqliteStore } from '../../src/store/index.ts';
+import { onceStoreFrom } from '../../src/store/once.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'elicit-store-'));
 const prefix = `elicit-test-${process.pid}-${Date.now()}:`;

@@ -6,6 +6,7 @@
 import { Client, type StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { attachElicitation, type ElicitClient } from '../../client/attach.ts';
 import type { Renderer } from '../../client/types.ts';
+import { ELICIT_HOST_CONNECT, ELICIT_HOST_SIGNIN } from '../../kernel/error-codes.ts';
 import { MODERN_REVISION } from '../../kernel/revision.ts';
 import { TerminalAuthProvider } from '../auth.ts';
 import { openInBrowser } from '../open.ts';
@@ -121,7 +122,7 @@ export class Link {
           await auth.finishSignIn(transport.transport as StreamableHTTPClientTransport);
         } catch (signInError) {
           throw new HostError(
-            'ELICIT_HOST_SIGNIN',
+            ELICIT_HOST_SIGNIN,
             `Could not sign in: ${(signInError as Error).message}`,
             { cause: signInError },
           );
@@ -145,7 +146,7 @@ export class Link {
                   : '; the server printed nothing on stderr'
             }`
           : describeFailure(error, child);
-      throw new HostError('ELICIT_HOST_CONNECT', `Could not connect: ${cause}`, { cause: error });
+      throw new HostError(ELICIT_HOST_CONNECT, `Could not connect: ${cause}`, { cause: error });
     }
     transport.transport.onclose = ((previous) => () => {
       previous?.();

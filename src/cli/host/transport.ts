@@ -3,10 +3,12 @@
  * provider), or a stdio child that inherits the environment plus `--env`/`--env-file`, whose
  * stderr is kept (the last lines) and whose exit code is recorded so failures can name them.
  */
+
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { ELICIT_HOST_BAD_ENV, ELICIT_HOST_BAD_HEADER } from '../../kernel/error-codes.ts';
 import type { ChildState } from './errors.ts';
 import { HostError } from './errors.ts';
 import { HOST_LIMITS, type HostLimits } from './limits.ts';
@@ -95,7 +97,7 @@ export function parseEnvAssignment(text: string, where = '--env'): [string, stri
   const key = at === -1 ? '' : text.slice(0, at).trim();
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key))
     throw new HostError(
-      'ELICIT_HOST_BAD_ENV',
+      ELICIT_HOST_BAD_ENV,
       `${where}: ${JSON.stringify(text.slice(0, 80))} is not KEY=VALUE (a name of letters, digits and _, then =).`,
     );
   return [key, text.slice(at + 1)];
@@ -124,7 +126,7 @@ export function readEnvFile(file: string): Record<string, string> {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     throw new HostError(
-      'ELICIT_HOST_BAD_ENV',
+      ELICIT_HOST_BAD_ENV,
       `--env-file: cannot read ${file}: ${(error as Error).message}`,
     );
   }
@@ -138,10 +140,10 @@ export function parseHeader(text: string): [string, string] {
   const value = at === -1 ? '' : text.slice(at + 1).trim();
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
     throw new HostError(
-      'ELICIT_HOST_BAD_HEADER',
+      ELICIT_HOST_BAD_HEADER,
       `--header: ${JSON.stringify(text.slice(0, 80))} is not "Name: value".`,
     );
   if (/[\r\n\0]/.test(value))
-    throw new HostError('ELICIT_HOST_BAD_HEADER', `--header ${name}: the value has a line break.`);
+    throw new HostError(ELICIT_HOST_BAD_HEADER, `--header ${name}: the value has a line break.`);
   return [name, value];
 }
