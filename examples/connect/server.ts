@@ -5,10 +5,27 @@
  *
  *   node examples/connect/server.ts        (prints its MCP URL, then serves until Ctrl-C)
  */
+import type { ConnectApp } from '../../src/connect/index.ts';
 import { startDemoIdp } from '../../src/demo/idp.ts';
 import { createServer } from '../../src/server/index.ts';
 import { pages, serveWithPages } from '../shared/pages.ts';
 import { serve } from '../shared/serve.ts';
+
+function assistantTools(connect: ConnectApp, calendarApi: string) {
+  return createServer({
+    name: 'assistant-tools',
+    version: '1.0.0',
+    connect: { app: connect, waitMs: 60_000 },
+  }).tool('todays_meetings', { description: 'Lists today’s meetings' }, async (_a, ask) => {
+    const c = await ask.connect('calendar', { label: 'your calendar' });
+    if (c.action !== 'accept') return `Calendar not connected (${c.action}).`;
+    // The person's own access token is added here, on the server; the client never sees it.
+    const res = await c.connection.fetch(calendarApi);
+    if (!res.ok) return `The calendar answered ${res.status}.`;
+    const day = (await res.json()) as { owner: string; events: string[] };
+    return `${day.events.length} meetings for ${day.owner}: ${day.events.join('; ')}`;
+  });
+}
 
 await serve(() =>
   serveWithPages(async (base) => {
@@ -23,19 +40,6 @@ await serve(() =>
         allowInsecure: true, // loopback only
       },
     });
-    const app = createServer({
-      name: 'assistant-tools',
-      version: '1.0.0',
-      connect: { app: connect, waitMs: 60_000 },
-    }).tool('todays_meetings', { description: 'Lists today’s meetings' }, async (_a, ask) => {
-      const c = await ask.connect('calendar', { label: 'your calendar' });
-      if (c.action !== 'accept') return `Calendar not connected (${c.action}).`;
-      // The person's own access token is added here, on the server; the client never sees it.
-      const res = await c.connection.fetch(calendar.api);
-      if (!res.ok) return `The calendar answered ${res.status}.`;
-      const day = (await res.json()) as { owner: string; events: string[] };
-      return `${day.events.length} meetings for ${day.owner}: ${day.events.join('; ')}`;
-    });
-    return { app, connect, close: () => calendar.close() };
+    return { app: assistantTools(connect, calendar.api), connect, close: () => calendar.close() };
   }),
 );

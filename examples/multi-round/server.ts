@@ -9,6 +9,7 @@ import { choice, date, form, integer, text } from '../../src/schema/index.ts';
 import { createServer, httpEntry, listen } from '../../src/server/index.ts';
 import { serve } from '../shared/serve.ts';
 
+const bookIt = form({ book: choice({ yes: 'Book it', no: 'Not now' }) });
 let holds = 0; // every reservation this process made: one per call, whatever the era
 
 const app = createServer({ name: 'travel-desk', version: '1.0.0' }).tool(
@@ -34,13 +35,9 @@ const app = createServer({ name: 'travel-desk', version: '1.0.0' }).tool(
       message: `Seat for ${hold}?`,
     });
     if (seat.action !== 'accept') return `Released ${hold} (${seat.action}).`;
-    const sure = await ask.form(
-      'confirm',
-      form({ book: choice({ yes: 'Book it', no: 'Not now' }) }),
-      {
-        message: `Book ${hold}: ${city}, ${when.content.day}?`,
-      },
-    );
+    const sure = await ask.form('confirm', bookIt, {
+      message: `Book ${hold}: ${city}, ${when.content.day}?`,
+    });
     if (sure.action !== 'accept' || sure.content.book !== 'yes') return `Released ${hold}.`;
     return `Booked ${hold} for ${who.content.name}: ${city}, ${when.content.day}, ${when.content.nights} night(s), ${seat.content.seat === 'w' ? 'window' : 'aisle'} seat; ${holds} hold(s) made.`;
   },
