@@ -7,13 +7,18 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectApp, ConnectEvent } from '../../src/connect/app.ts';
-import { oidcLogin } from '../../src/connect/login.ts';
 import type { Records } from '../../src/connect/records.ts';
 import type { Vault } from '../../src/connect/vault.ts';
 import { launchBrowser, signInAtProvider } from '../support/browser.ts';
 import { holdingListener } from '../support/held-callback.ts';
 import type { Idp } from '../support/idp.ts';
-import { type ConnectStack, connectStack, newRecord } from '../support/kit.ts';
+import {
+  type ConnectStack,
+  connectStack,
+  idpLogin,
+  loginClients,
+  newRecord,
+} from '../support/kit.ts';
 
 let stack: ConnectStack;
 let idp: Idp;
@@ -27,13 +32,11 @@ let callbacks: ReturnType<typeof holdingListener>;
 
 beforeAll(async () => {
   stack = await connectStack({
-    idpClients: (base) => [
-      { client_id: 'login-app', redirect_uris: [`${base}/elicit/login/callback`] },
-    ],
+    idpClients: loginClients,
   });
   ({ idp, base, records, vault } = stack);
   app = stack.pages({
-    login: oidcLogin({ issuer: idp.issuer, clientId: 'login-app', allowInsecure: true }),
+    login: idpLogin(idp),
     log: (e) => void events.push(e),
     providers: {},
   });

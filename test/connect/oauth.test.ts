@@ -5,14 +5,21 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConnectApp, type ConnectEvent, createConnectApp } from '../../src/connect/app.ts';
-import { devLogin, oidcLogin } from '../../src/connect/login.ts';
+import { devLogin } from '../../src/connect/login.ts';
 import type { Records } from '../../src/connect/records.ts';
 import type { Vault } from '../../src/connect/vault.ts';
 import { memoryStore } from '../../src/store/index.ts';
 import { consentAtProvider, launchBrowser, signInAtProvider } from '../support/browser.ts';
 import { holdingListener } from '../support/held-callback.ts';
 import type { Idp } from '../support/idp.ts';
-import { type ConnectStack, connectStack, listenerOf, newRecord } from '../support/kit.ts';
+import {
+  type ConnectStack,
+  connectStack,
+  idpLogin,
+  listenerOf,
+  loginClients,
+  newRecord,
+} from '../support/kit.ts';
 
 let stack: ConnectStack;
 let idp: Idp;
@@ -272,15 +279,13 @@ describe('login and cookies', () => {
   it('oidcLogin signs the browser in with the identity provider; the principal is iss|sub', async () => {
     const { Sessions } = await import('../../src/connect/sessions.ts');
     const login = await connectStack({
-      idpClients: (base) => [
-        { client_id: 'login-app', redirect_uris: [`${base}/elicit/login/callback`] },
-      ],
+      idpClients: loginClients,
     });
     const loginBase = login.base;
     const loginIdp = login.idp;
     const loginRecords = login.records;
     const app = login.pages({
-      login: oidcLogin({ issuer: loginIdp.issuer, clientId: 'login-app', allowInsecure: true }),
+      login: idpLogin(loginIdp),
       providers: {},
     });
     login.route(listenerOf(app.fetch));

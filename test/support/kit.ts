@@ -15,7 +15,7 @@ import {
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { type ConnectApp, type ConnectOptions, createConnectApp } from '../../src/connect/app.ts';
 import { type CompletionBus, memoryBus } from '../../src/connect/completion.ts';
-import { devLogin } from '../../src/connect/login.ts';
+import { devLogin, oidcLogin } from '../../src/connect/login.ts';
 import type { ProviderConfig } from '../../src/connect/oauth.ts';
 import { type RecordPurpose, Records } from '../../src/connect/records.ts';
 import { createVault, type Vault } from '../../src/connect/vault.ts';
@@ -129,6 +129,13 @@ export function calendarProvider(idp: Idp): ProviderConfig {
   };
 }
 
+/** The idp as the pages' own sign-in (oidcLogin): its public client `login-app`. */
+export const loginClients = (base: string): IdpClient[] => [
+  { client_id: 'login-app', redirect_uris: [`${base}/elicit/login/callback`] },
+];
+export const idpLogin = (idp: Idp) =>
+  oidcLogin({ issuer: idp.issuer, clientId: 'login-app', allowInsecure: true });
+
 export interface ConnectStack {
   /** Listening on 127.0.0.1; its requests go to what `route` was last given. */
   readonly server: Server;
@@ -153,11 +160,28 @@ export interface StackOptions {
   readonly idpClients?: (base: string) => IdpClient[];
 }
 
+/** A Node HTTP server on 127.0.0.1, a free port, and its origin. */
+export async function loopbackServer(
+  listener?: RequestListener,
+): Promise<{ server: Server; base: string }> {
+  const server = createHttpServer(listener);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/** What the connect pages keep: records and a vault (one fresh key) on `store`, a memory bus. */
+export function connectState(store: Store = memoryStore()) {
+  return {
+    store,
+    records: new Records(store),
+    vault: createVault(store, { keys: [{ id: 'v1', secret: generateKeySecret() }] }),
+    bus: memoryBus(),
+  };
+}
+
 /** A loopback port, oidc-provider, and the in-memory state of the connect pages. */
 export async function connectStack(options: StackOptions = {}): Promise<ConnectStack> {
-  const server = createHttpServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { server, base } = await loopbackServer();
   const idp = await startIdp(
     options.idpClients?.(base) ?? [
       {
@@ -167,10 +191,7 @@ export async function connectStack(options: StackOptions = {}): Promise<ConnectS
       },
     ],
   );
-  const store = memoryStore();
-  const records = new Records(store);
-  const vault = createVault(store, { keys: [{ id: 'v1', secret: generateKeySecret() }] });
-  const bus = memoryBus();
+  const { store, records, vault, bus } = connectState();
   let current: RequestListener = (_req, res) => void res.writeHead(503).end();
   server.on('request', (req, res) => current(req, res));
   return {
