@@ -246,3 +246,65 @@ export function newRecord(
     origin: undefined,
   });
 }
+
+// ---------------------------------------------------------------------------------------------
+// Raw 2026-07-28 calls over HTTP, so a test controls every byte (the SDK client would not misbehave)
+
+/** The per-request _meta a 2026-07-28 client sends. */
+export const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+};
+
+/** The headers of a 2026-07-28 tools/call for `name`. */
+export function modernHeaders(name: string, extra: Record<string, string> = {}) {
+  return {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/call',
+    'mcp-name': name,
+    ...extra,
+  };
+}
+
+/** The body of a 2026-07-28 tools/call: `params` beside the name and the per-request _meta. */
+export const modernBody = (name: string, params: Record<string, unknown>, id = 1) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, _meta: MODERN_META, ...params },
+  });
+
+/** POSTs a tools/call body to `url`; the reply's JSON-RPC message, plain or in an SSE event. */
+export async function postModern(
+  url: string | URL,
+  name: string,
+  body: string,
+  init: { signal?: AbortSignal } = {},
+): Promise<Record<string, unknown>> {
+  const res = await fetch(url, { method: 'POST', headers: modernHeaders(name), body, ...init });
+  const text = await res.text();
+  const line = text.startsWith('{')
+    ? text
+    : (text
+        .split('\n')
+        .find((l) => l.startsWith('data: '))
+        ?.slice(6) ?? '{}');
+  return JSON.parse(line) as Record<string, unknown>;
+}
+
+export const callModern = (
+  url: string | URL,
+  name: string,
+  params: Record<string, unknown>,
+  options: { id?: number; signal?: AbortSignal } = {},
+) =>
+  postModern(
+    url,
+    name,
+    modernBody(name, params, options.id),
+    options.signal ? { signal: options.signal } : {},
+  );
