@@ -270,22 +270,21 @@ export function modernHeaders(name: string, extra: Record<string, string> = {}) 
 }
 
 /** The body of a 2026-07-28 tools/call: `params` beside the name and the per-request _meta. */
-export const modernBody = (name: string, params: Record<string, unknown>, id = 1) =>
+export const modernBody = (
+  name: string,
+  params: Record<string, unknown>,
+  id = 1,
+  meta: Record<string, unknown> = MODERN_META,
+) =>
   JSON.stringify({
     jsonrpc: '2.0',
     id,
     method: 'tools/call',
-    params: { name, _meta: MODERN_META, ...params },
+    params: { name, _meta: meta, ...params },
   });
 
-/** POSTs a tools/call body to `url`; the reply's JSON-RPC message, plain or in an SSE event. */
-export async function postModern(
-  url: string | URL,
-  name: string,
-  body: string,
-  init: { signal?: AbortSignal } = {},
-): Promise<Record<string, unknown>> {
-  const res = await fetch(url, { method: 'POST', headers: modernHeaders(name), body, ...init });
+/** A reply's JSON-RPC message, sent as plain JSON or as the first SSE event. */
+export async function readReply(res: Response): Promise<Record<string, unknown>> {
   const text = await res.text();
   const line = text.startsWith('{')
     ? text
@@ -294,6 +293,18 @@ export async function postModern(
         .find((l) => l.startsWith('data: '))
         ?.slice(6) ?? '{}');
   return JSON.parse(line) as Record<string, unknown>;
+}
+
+/** POSTs a tools/call body to `url`; resolves with the reply's JSON-RPC message. */
+export async function postModern(
+  url: string | URL,
+  name: string,
+  body: string,
+  init: { signal?: AbortSignal } = {},
+): Promise<Record<string, unknown>> {
+  return readReply(
+    await fetch(url, { method: 'POST', headers: modernHeaders(name), body, ...init }),
+  );
 }
 
 export const callModern = (
