@@ -4,7 +4,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConnectApp, type ConnectEvent, createConnectApp } from '../../src/connect/app.ts';
+import type { ConnectApp, ConnectEvent } from '../../src/connect/app.ts';
 import { devLogin } from '../../src/connect/login.ts';
 import type { Records } from '../../src/connect/records.ts';
 import type { Vault } from '../../src/connect/vault.ts';
@@ -316,15 +316,7 @@ describe('login and cookies', () => {
       /^__Host-elicit-session=[A-Za-z0-9_-]{22}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+; Secure$/,
     );
     expect(() =>
-      createConnectApp({
-        baseUrl: 'http://mcp.example.com',
-        store: stack.store,
-        records: stack.records,
-        vault: stack.vault,
-        bus: stack.bus,
-        login: devLogin(),
-        providers: {},
-      }),
+      stack.pages({ baseUrl: 'http://mcp.example.com', login: devLogin(), providers: {} }),
     ).toThrow(/need https outside loopback/);
   });
 });
