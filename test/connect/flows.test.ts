@@ -3,53 +3,31 @@
  * ask.secret, the connect pages, oidc-provider as the calendar's authorization server, Chromium
  * as the person's browser, and an SDK client attached with elicit/client — on both eras.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attachElicitation, type Renderer, scriptedRenderer } from '../../src/client/index.ts';
-import { createConnectApp } from '../../src/connect/app.ts';
-import { memoryBus } from '../../src/connect/completion.ts';
-import { devLogin } from '../../src/connect/login.ts';
-import { Records } from '../../src/connect/records.ts';
-import { createVault } from '../../src/connect/vault.ts';
+import type { ConnectApp } from '../../src/connect/app.ts';
+import type { Vault } from '../../src/connect/vault.ts';
 import {
   createServer as createElicitServer,
   generateKeySecret,
   httpEntry,
+  type McpHttpEntry,
 } from '../../src/server/index.ts';
-import { memoryStore } from '../../src/store/index.ts';
 import { consentAtProvider, launchBrowser, passDevLogin } from '../support/browser.ts';
-import { type Idp, startIdp } from '../support/idp.ts';
+import type { Idp } from '../support/idp.ts';
+import { type ConnectStack, connectStack, listenerOf } from '../support/kit.ts';
 
+let stack: ConnectStack;
 let idp: Idp;
+let vault: Vault;
 let browser: Browser;
-let http: Server;
 let base = '';
 const traffic: string[] = [];
-const store = memoryStore();
-const vault = createVault(store, { keys: [{ id: 'v1', secret: generateKeySecret() }] });
 
-function stack(legacyMode: 'in-call' | 'error') {
-  const connect = createConnectApp({
-    baseUrl: base,
-    store,
-    records: new Records(store),
-    vault,
-    bus: memoryBus(),
-    login: devLogin({ fixedPrincipal: 'local' }),
-    providers: {
-      calendar: {
-        issuer: idp.issuer,
-        clientId: 'calendar-app',
-        clientSecret: 'calendar-secret',
-        scope: 'openid offline_access calendar.read',
-        allowInsecure: true,
-      },
-    },
-  });
+function serverOn(legacyMode: 'in-call' | 'error') {
+  const connect = stack.pages();
   const app = createElicitServer({
     name: 'calendar-server',
     version: '1',
@@ -72,27 +50,18 @@ function stack(legacyMode: 'in-call' | 'error') {
   return { connect, entry: httpEntry(app) };
 }
 
-let current: ReturnType<typeof stack>;
+let current: { connect: ConnectApp; entry: McpHttpEntry };
 beforeAll(async () => {
-  http = createServer();
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  idp = await startIdp([
-    {
-      client_id: 'calendar-app',
-      client_secret: 'calendar-secret',
-      redirect_uris: [`${base}/elicit/oauth/callback`],
-    },
-  ]);
-  const mcp = getRequestListener((req) => current.entry.fetch(req));
-  const pages = getRequestListener((req) => current.connect.fetch(req));
-  http.on('request', (req, res) => (req.url?.startsWith('/mcp') ? mcp(req, res) : pages(req, res)));
+  stack = await connectStack();
+  ({ idp, vault, base } = stack);
+  const mcp = listenerOf((req) => current.entry.fetch(req));
+  const pages = listenerOf((req, env) => current.connect.fetch(req, env));
+  stack.route((req, res) => (req.url?.startsWith('/mcp') ? mcp(req, res) : pages(req, res)));
   browser = await launchBrowser();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  http?.close();
-  await idp?.close();
+  await stack?.close();
 });
 
 /** A renderer that does in the browser what the person would: sign in, consent, or type the secret. */
@@ -140,7 +109,7 @@ const cases: ['legacy' | 'modern', 'in-call' | 'error'][] = [
 
 describe.each(cases)('URL mode on %s (%s)', (era, mode) => {
   it('connect your calendar: consent at the provider, then the tool reads it with the stored token', async () => {
-    current = stack(mode);
+    current = serverOn(mode);
     await vault.delete({ principal: 'local', provider: 'calendar' });
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -169,7 +138,7 @@ describe.each(cases)('URL mode on %s (%s)', (era, mode) => {
   }, 90_000);
 
   it('set an API key on the secure page; the assistant never sees it', async () => {
-    current = stack(mode);
+    current = serverOn(mode);
     const context = await browser.newContext();
     const page = await context.newPage();
     const { c, elicit } = await client(era, page);

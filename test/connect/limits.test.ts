@@ -4,54 +4,46 @@
  * the store, and a copy of the store holds no usable session cookie.
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getRequestListener } from '@hono/node-server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ConnectOptions, createConnectApp } from '../../src/connect/app.ts';
-import { memoryBus } from '../../src/connect/completion.ts';
 import { AddressBuckets, ConnectLimitError, connectLimits } from '../../src/connect/limits.ts';
-import { devLogin, oidcLogin } from '../../src/connect/login.ts';
-import { Records } from '../../src/connect/records.ts';
-import { createVault } from '../../src/connect/vault.ts';
-import { generateKeySecret } from '../../src/server/seal.ts';
-import { memoryStore, sqliteStore } from '../../src/store/index.ts';
+import { devLogin } from '../../src/connect/login.ts';
+import { sqliteStore } from '../../src/store/index.ts';
 import type { Store } from '../../src/store/types.ts';
-import { type Idp, startIdp } from '../support/idp.ts';
+import {
+  type ConnectStack,
+  connectStack,
+  connectState,
+  idpLogin,
+  listenerOf,
+  loginClients,
+  loopbackServer,
+} from '../support/kit.ts';
 
 const servers: Server[] = [];
-const idps: Idp[] = [];
+const stacks: ConnectStack[] = [];
 afterAll(async () => {
   for (const s of servers) s.close();
-  for (const i of idps) await i.close();
+  for (const s of stacks) await s.close();
 });
 
 /** Connect pages on a real loopback server; `options` may replace the login, limits, store. */
 async function serve(options: Partial<ConnectOptions> & { store?: Store } = {}) {
-  const server = createServer();
+  const { server, base } = await loopbackServer();
   servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const store = options.store ?? memoryStore();
-  const records = new Records(store);
-  const vault = createVault(store, { keys: [{ id: 'v1', secret: generateKeySecret() }] });
+  const state = connectState(options.store);
   const app = createConnectApp({
     baseUrl: base,
-    store,
-    records,
-    vault,
-    bus: memoryBus(),
+    ...state,
     login: devLogin(),
     providers: {},
     ...options,
   });
-  server.on(
-    'request',
-    getRequestListener((req, env) => app.fetch(req, env)),
-  );
-  return { base, store, records, vault, app };
+  server.on('request', listenerOf(app.fetch));
+  return { base, store: state.store, records: state.records, vault: state.vault, app };
 }
 
 const sameSite = (base: string) => ({
@@ -235,29 +227,17 @@ describe('sign-in limits', () => {
   });
 
   it('unauthenticated sign-in transactions are capped in number and live only loginTtlMs', async () => {
-    const server = createServer();
-    servers.push(server);
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const idp = await startIdp([
-      { client_id: 'login-app', redirect_uris: [`${base}/elicit/login/callback`] },
-    ]);
-    idps.push(idp);
-    const store = memoryStore();
-    const app = createConnectApp({
-      baseUrl: base,
-      store,
-      records: new Records(store),
-      vault: createVault(store, { keys: [{ id: 'v1', secret: generateKeySecret() }] }),
-      bus: memoryBus(),
-      login: oidcLogin({ issuer: idp.issuer, clientId: 'login-app', allowInsecure: true }),
+    const stack = await connectStack({
+      idpClients: loginClients,
+    });
+    stacks.push(stack);
+    const { base, idp, store } = stack;
+    const app = stack.pages({
+      login: idpLogin(idp),
       providers: {},
       limits: { loginTransactions: 3, loginTtlMs: 5 * 60_000 },
     });
-    server.on(
-      'request',
-      getRequestListener((req, env) => app.fetch(req, env)),
-    );
+    stack.route(listenerOf(app.fetch));
     const states: string[] = [];
     for (let i = 0; i < 3; i++) {
       const res = await fetch(`${base}/elicit/login`, { redirect: 'manual' });

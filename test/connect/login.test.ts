@@ -4,71 +4,55 @@
  * started it, a signed-in browser is never switched to another identity silently, and every page
  * says who is signed in.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConnectApp, type ConnectEvent, createConnectApp } from '../../src/connect/app.ts';
-import { memoryBus } from '../../src/connect/completion.ts';
-import { oidcLogin } from '../../src/connect/login.ts';
-import { Records } from '../../src/connect/records.ts';
-import { createVault } from '../../src/connect/vault.ts';
-import { generateKeySecret } from '../../src/server/seal.ts';
-import { memoryStore } from '../../src/store/index.ts';
+import type { ConnectApp, ConnectEvent } from '../../src/connect/app.ts';
+import type { Records } from '../../src/connect/records.ts';
+import type { Vault } from '../../src/connect/vault.ts';
 import { launchBrowser, signInAtProvider } from '../support/browser.ts';
 import { holdingListener } from '../support/held-callback.ts';
-import { type Idp, startIdp } from '../support/idp.ts';
+import type { Idp } from '../support/idp.ts';
+import {
+  type ConnectStack,
+  connectStack,
+  idpLogin,
+  loginClients,
+  newRecord,
+} from '../support/kit.ts';
 
+let stack: ConnectStack;
 let idp: Idp;
-let browser: Browser;
-let server: Server;
 let base = '';
+let records: Records;
+let vault: Vault;
+let browser: Browser;
 let app: ConnectApp;
 const events: ConnectEvent[] = [];
 let callbacks: ReturnType<typeof holdingListener>;
-const store = memoryStore();
-const records = new Records(store);
-const vault = createVault(store, { keys: [{ id: 'v1', secret: generateKeySecret() }] });
 
 beforeAll(async () => {
-  server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  idp = await startIdp([
-    { client_id: 'login-app', redirect_uris: [`${base}/elicit/login/callback`] },
-  ]);
-  app = createConnectApp({
-    baseUrl: base,
-    store,
-    records,
-    vault,
-    bus: memoryBus(),
-    login: oidcLogin({ issuer: idp.issuer, clientId: 'login-app', allowInsecure: true }),
+  stack = await connectStack({
+    idpClients: loginClients,
+  });
+  ({ idp, base, records, vault } = stack);
+  app = stack.pages({
+    login: idpLogin(idp),
     log: (e) => void events.push(e),
     providers: {},
   });
   // The identity provider's redirect back can be captured instead of served (heldCallback).
   callbacks = holdingListener('/elicit/login/callback', (req, env) => app.fetch(req, env));
-  server.on('request', callbacks.listener);
+  stack.route(callbacks.listener);
   browser = await launchBrowser();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  server?.close();
-  await idp?.close();
+  await stack?.close();
 });
 
 const secretRecord = (user: string) =>
-  records.create({
-    principal: `${idp.issuer}|${user}`,
-    clientId: undefined,
-    purpose: 'secret',
-    subject: 'api-key',
-    label: 'API key',
-    description: undefined,
-    origin: undefined,
-  });
+  newRecord(records, `${idp.issuer}|${user}`, 'secret', 'api-key', 'API key');
 
 /** Signs in at the identity provider from a connect link, and returns the callback unvisited. */
 async function heldCallback(page: Page, link: string, account: string): Promise<string> {

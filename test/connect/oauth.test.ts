@@ -2,96 +2,52 @@
  * The connect pages with real parts: oidc-provider as the third-party authorization server,
  * Chromium as the browser. Covers the full connect flow and the phishing and OAuth threats.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConnectApp, type ConnectEvent, createConnectApp } from '../../src/connect/app.ts';
-import { memoryBus } from '../../src/connect/completion.ts';
+import type { ConnectApp, ConnectEvent } from '../../src/connect/app.ts';
 import { devLogin } from '../../src/connect/login.ts';
-import { Records } from '../../src/connect/records.ts';
-import { createVault } from '../../src/connect/vault.ts';
-import { generateKeySecret } from '../../src/server/seal.ts';
+import type { Records } from '../../src/connect/records.ts';
+import type { Vault } from '../../src/connect/vault.ts';
 import { memoryStore } from '../../src/store/index.ts';
 import { consentAtProvider, launchBrowser, signInAtProvider } from '../support/browser.ts';
 import { holdingListener } from '../support/held-callback.ts';
-import { type Idp, startIdp } from '../support/idp.ts';
+import type { Idp } from '../support/idp.ts';
+import {
+  type ConnectStack,
+  connectStack,
+  idpLogin,
+  listenerOf,
+  loginClients,
+  newRecord,
+} from '../support/kit.ts';
 
+let stack: ConnectStack;
 let idp: Idp;
-let browser: Browser;
-let server: Server;
 let base = '';
+let records: Records;
+let vault: Vault;
+let browser: Browser;
 let connect: ConnectApp;
 const events: ConnectEvent[] = [];
 let callbacks: ReturnType<typeof holdingListener>;
-const store = memoryStore();
-const records = new Records(store);
-const vault = createVault(store, { keys: [{ id: 'v1', secret: generateKeySecret() }] });
-const bus = memoryBus();
 const completed: string[] = [];
-bus.subscribe((e) => void completed.push(e.id));
 
 beforeAll(async () => {
-  server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  idp = await startIdp([
-    {
-      client_id: 'calendar-app',
-      client_secret: 'calendar-secret',
-      redirect_uris: [`${base}/elicit/oauth/callback`],
-    },
-  ]);
-  connect = createConnectApp({
-    baseUrl: base,
-    store,
-    records,
-    vault,
-    bus,
-    login: devLogin(),
-    log: (e) => void events.push(e),
-    providers: {
-      calendar: {
-        issuer: idp.issuer,
-        clientId: 'calendar-app',
-        clientSecret: 'calendar-secret',
-        scope: 'openid offline_access calendar.read',
-        allowInsecure: true,
-      },
-    },
-  });
+  stack = await connectStack();
+  ({ idp, base, records, vault } = stack);
+  stack.bus.subscribe((e) => void completed.push(e.id));
+  connect = stack.pages({ login: devLogin(), log: (e) => void events.push(e) });
   // The provider's redirect back can be captured instead of processed, so tests can replay it
   // altered (callbackUrl).
   callbacks = holdingListener('/elicit/oauth/callback', (req, env) => connect.fetch(req, env));
-  server.on('request', callbacks.listener);
+  stack.route(callbacks.listener);
   browser = await launchBrowser();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  server?.close();
-  await idp?.close();
+  await stack?.close();
 });
-
-/** A pending record, as ask.connect / ask.secret would create it. */
-function newRecord(
-  into: Records,
-  principal: string,
-  purpose: 'connect' | 'secret',
-  subject: string,
-  label: string,
-) {
-  return into.create({
-    principal,
-    clientId: undefined,
-    purpose,
-    subject,
-    label,
-    description: undefined,
-    origin: undefined,
-  });
-}
 
 async function signIn(page: Page, user: string) {
   await page.fill('#user', user);
@@ -321,26 +277,18 @@ describe('OAuth threats', () => {
 
 describe('login and cookies', () => {
   it('oidcLogin signs the browser in with the identity provider; the principal is iss|sub', async () => {
-    const { oidcLogin } = await import('../../src/connect/login.ts');
     const { Sessions } = await import('../../src/connect/sessions.ts');
-    const loginServer = createServer();
-    await new Promise<void>((r) => loginServer.listen(0, '127.0.0.1', r));
-    const loginBase = `http://127.0.0.1:${(loginServer.address() as AddressInfo).port}`;
-    const loginIdp = await startIdp([
-      { client_id: 'login-app', redirect_uris: [`${loginBase}/elicit/login/callback`] },
-    ]);
-    const loginStore = memoryStore();
-    const loginRecords = new Records(loginStore);
-    const app = createConnectApp({
-      baseUrl: loginBase,
-      store: loginStore,
-      records: loginRecords,
-      vault,
-      bus,
-      login: oidcLogin({ issuer: loginIdp.issuer, clientId: 'login-app', allowInsecure: true }),
+    const login = await connectStack({
+      idpClients: loginClients,
+    });
+    const loginBase = login.base;
+    const loginIdp = login.idp;
+    const loginRecords = login.records;
+    const app = login.pages({
+      login: idpLogin(loginIdp),
       providers: {},
     });
-    loginServer.on('request', getRequestListener(app.fetch));
+    login.route(listenerOf(app.fetch));
     const record = await newRecord(loginRecords, `${loginIdp.issuer}|ivy`, 'secret', 'k', 'K');
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -351,13 +299,12 @@ describe('login and cookies', () => {
     expect(await page.textContent('h1')).toBe('K');
     // Cookies are per host, not per port: pick ours among the identity provider's.
     const cookie = (await context.cookies(loginBase)).find((c) => c.name === 'elicit-dev-session');
-    const session = await new Sessions(loginStore, new URL(loginBase)).current(
+    const session = await new Sessions(login.store, new URL(loginBase)).current(
       `${cookie?.name}=${cookie?.value}`,
     );
     expect(session?.principal).toBe(`${loginIdp.issuer}|ivy`);
     await context.close();
-    loginServer.close();
-    await loginIdp.close();
+    await login.close();
   }, 60_000);
 
   it('uses a __Host- cookie, Secure and HttpOnly, on https', async () => {
@@ -369,15 +316,7 @@ describe('login and cookies', () => {
       /^__Host-elicit-session=[A-Za-z0-9_-]{22}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+; Secure$/,
     );
     expect(() =>
-      createConnectApp({
-        baseUrl: 'http://mcp.example.com',
-        store,
-        records,
-        vault,
-        bus,
-        login: devLogin(),
-        providers: {},
-      }),
+      stack.pages({ baseUrl: 'http://mcp.example.com', login: devLogin(), providers: {} }),
     ).toThrow(
       expect.objectContaining({
         code: 'ELICIT_CONNECT_INSECURE',

@@ -1,17 +1,11 @@
-import {
-  Client,
-  InMemoryTransport,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
-import { createMcpHandler } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { form, text } from '../../src/schema/index.ts';
 import { createServer, httpEntry } from '../../src/server/index.ts';
-import { MODERN_META } from '../support/mrtr.ts';
+import { connectTo, MODERN_META, nameForm, textOf } from '../support/kit.ts';
 
 const app = createServer({ name: 'caps', version: '1', limits: { timeoutMs: 300 } })
   .tool('ask', {}, async (_a, ask) => {
-    const r = await ask.form('name', form({ name: text() }), { message: 'Name?' });
+    const r = await ask.form('name', nameForm, { message: 'Name?' });
     return r.action;
   })
   .tool('polite', {}, async (_a, ask) =>
@@ -28,29 +22,11 @@ const app = createServer({ name: 'caps', version: '1', limits: { timeoutMs: 300 
 
 async function connect(
   era: 'legacy' | 'modern',
-  caps: Record<string, unknown>,
+  capabilities: Record<string, unknown>,
   onElicit?: () => Promise<unknown>,
 ) {
-  const client = new Client({ name: 'c', version: '1' }, { capabilities: caps });
-  if (onElicit !== undefined) client.setRequestHandler('elicitation/create', onElicit as never);
-  if (era === 'legacy') {
-    const [ct, st] = InMemoryTransport.createLinkedPair();
-    await app.build('legacy').connect(st);
-    await client.connect(ct);
-  } else {
-    const handler = createMcpHandler(() => app.build('modern'));
-    client.setVersionNegotiation({ mode: { pin: '2026-07-28' } });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL('http://x.test/mcp'), {
-        fetch: (u, i) => handler.fetch(new Request(u, i)),
-      }),
-    );
-  }
-  return client;
+  return (await connectTo(app, { era, capabilities, ...(onElicit ? { onElicit } : {}) })).client;
 }
-
-const textOf = (r: unknown) =>
-  ((r as { content: { text: string }[] }).content[0] as { text: string }).text;
 
 describe.each(['legacy', 'modern'] as const)('capabilities on %s', (era) => {
   it('a client without elicitation gets a typed, helpful error and nothing is sent', async () => {

@@ -7,16 +7,12 @@ import type { ChildProcess } from 'node:child_process';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConnectApp } from '../../src/connect/app.ts';
-import { memoryBus } from '../../src/connect/completion.ts';
 import { devLogin } from '../../src/connect/login.ts';
-import { Records } from '../../src/connect/records.ts';
-import { createVault } from '../../src/connect/vault.ts';
 import { form, text } from '../../src/schema/index.ts';
 import {
   AskAbandonedError,
   createServer,
   type ElicitServer,
-  generateKeySecret,
   type HttpOptions,
   httpEntry,
   LimitOptionError,
@@ -24,7 +20,7 @@ import {
   listen,
 } from '../../src/server/index.ts';
 import { TOO_MANY_PENDING_CODE } from '../../src/server/pending.ts';
-import { memoryStore } from '../../src/store/index.ts';
+import { connectState, MODERN_META, modernBody, modernHeaders, readReply } from '../support/kit.ts';
 import { freePort, startProcess, stop } from '../support/processes.ts';
 import { openSession, type RawReply, rawCall, rawInitialize } from '../support/raw-mcp.ts';
 
@@ -144,13 +140,9 @@ describe('caps on waiting asks', () => {
 });
 
 describe('2026-07-28: a request waiting for a URL step holds a slot', () => {
-  const store = memoryStore();
   const connect = createConnectApp({
     baseUrl: 'http://127.0.0.1:1',
-    store,
-    records: new Records(store),
-    vault: createVault(store, { keys: [{ id: 'v', secret: generateKeySecret() }] }),
-    bus: memoryBus(),
+    ...connectState(),
     login: devLogin({ fixedPrincipal: 'local' }),
     providers: {},
   });
@@ -166,43 +158,23 @@ describe('2026-07-28: a request waiting for a URL step holds a slot', () => {
   );
   const entry = httpEntry(app);
   const META = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+    ...MODERN_META,
     'io.modelcontextprotocol/clientCapabilities': { elicitation: { url: {} } },
   };
-  const post = async (params: Record<string, unknown>, signal?: AbortSignal) => {
-    const res = await entry.fetch(
-      new Request('http://localhost/mcp', {
-        method: 'POST',
-        signal,
-        headers: {
-          host: 'localhost',
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': 'set_key',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: { name: 'set_key', arguments: {}, _meta: META, ...params },
+  const post = async (params: Record<string, unknown>, signal?: AbortSignal) =>
+    (await readReply(
+      await entry.fetch(
+        new Request('http://localhost/mcp', {
+          method: 'POST',
+          signal,
+          headers: modernHeaders('set_key', { host: 'localhost' }),
+          body: modernBody('set_key', { arguments: {}, ...params }, 1, META),
         }),
-      }),
-    );
-    const text = await res.text();
-    const line = text.startsWith('{')
-      ? text
-      : (text
-          .split('\n')
-          .find((l) => l.startsWith('data: '))
-          ?.slice(6) ?? '{}');
-    return JSON.parse(line) as {
+      ),
+    )) as {
       result?: { requestState?: string };
       error?: { code: number; data?: unknown };
     };
-  };
   /** Round 2 of set_key: the person accepted the link, so the server waits for the page. */
   const accepted = async (signal?: AbortSignal) => {
     const first = await post({});

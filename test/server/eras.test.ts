@@ -2,16 +2,12 @@
  * One tool, written once, run on both eras through the real SDK client: legacy over an
  * in-memory session, modern through createMcpHandler in-process.
  */
-import {
-  Client,
-  InMemoryTransport,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
-import { createMcpHandler } from '@modelcontextprotocol/server';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { choice, form, integer, text } from '../../src/schema/index.ts';
 import { createServer } from '../../src/server/index.ts';
+import { connectTo } from '../support/kit.ts';
 
 const trip = form({
   name: text({ minLength: 1 }),
@@ -60,44 +56,21 @@ type Answer = (req: {
   requestedSchema: { properties: Record<string, unknown> };
 }) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
 
-function client(answer: Answer, seen: string[]) {
-  const c = new Client(
-    { name: 'c', version: '1' },
-    { capabilities: { elicitation: { form: {} } } },
-  );
-  c.setRequestHandler('elicitation/create', async (req) => {
-    const params = req.params as unknown as Parameters<Answer>[0];
-    seen.push(params.message);
-    return answer(params) as never;
-  });
-  return c;
-}
-
 const answers: Answer = (req) => {
   if ('ok' in req.requestedSchema.properties) return { action: 'accept', content: { ok: 'yes' } };
   return { action: 'accept', content: { name: 'Ann', seat: 'a' } };
 };
 
-async function legacy(answer: Answer, seen: string[] = []) {
-  const [ct, st] = InMemoryTransport.createLinkedPair();
-  await app().build('legacy').connect(st);
-  const c = client(answer, seen);
-  await c.connect(ct);
-  return c;
+/** A plain SDK client on `era`, answering with `answer` and noting each message in `seen`. */
+async function on(era: 'legacy' | 'modern', answer: Answer, seen: string[] = []) {
+  const onElicit = (params: Parameters<Answer>[0]) => {
+    seen.push(params.message);
+    return answer(params);
+  };
+  return (await connectTo(app(), { era, onElicit })).client;
 }
-
-async function modern(answer: Answer, seen: string[] = []) {
-  const a = app();
-  const handler = createMcpHandler(() => a.build('modern'));
-  const c = client(answer, seen);
-  c.setVersionNegotiation({ mode: { pin: '2026-07-28' } });
-  await c.connect(
-    new StreamableHTTPClientTransport(new URL('http://test.local/mcp'), {
-      fetch: (u, i) => handler.fetch(new Request(u, i)),
-    }),
-  );
-  return c;
-}
+const legacy = (answer: Answer, seen?: string[]) => on('legacy', answer, seen);
+const modern = (answer: Answer, seen?: string[]) => on('modern', answer, seen);
 
 const open: Client[] = [];
 afterEach(async () => {

@@ -5,6 +5,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callModern } from '../support/kit.ts';
 import { freePort, startProcess, stop } from '../support/processes.ts';
 
 /** Hang guard, not a speed check: with a backtracking matcher the server stalls for hours. */
@@ -19,38 +20,14 @@ beforeAll(async () => {
 });
 afterAll(() => stop(server));
 
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
-};
-
 async function call(name: string, params: Record<string, unknown> = {}) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name, arguments: {}, _meta: META, ...params },
-    }),
-    signal: AbortSignal.timeout(WATCHDOG_MS),
-  });
-  const text = await res.text();
-  const line = text.startsWith('{')
-    ? text
-    : (text
-        .split('\n')
-        .find((l) => l.startsWith('data: '))
-        ?.slice(6) ?? '{}');
-  return JSON.parse(line).result as {
+  const reply = await callModern(
+    url,
+    name,
+    { arguments: {}, ...params },
+    { signal: AbortSignal.timeout(WATCHDOG_MS) },
+  );
+  return reply.result as {
     resultType?: string;
     content?: { text: string }[];
     inputRequests?: Record<string, { params: { message: string } }>;

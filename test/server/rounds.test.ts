@@ -1,24 +1,13 @@
-import {
-  Client,
-  InMemoryTransport,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
-import { afterAll, describe, expect, it } from 'vitest';
-import { choices, form, text } from '../../src/schema/index.ts';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { describe, expect, it } from 'vitest';
+import { choices, form } from '../../src/schema/index.ts';
 import { createServer, generateKeySecret, httpEntry, listen } from '../../src/server/index.ts';
-
-const textOf = (r: unknown) =>
-  ((r as { content: { text: string }[] }).content[0] as { text: string }).text;
-
-const closers: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  for (const close of closers) await close();
-});
+import { connectTo, oneText, textOf } from '../support/kit.ts';
 
 describe('limits per round', () => {
   const app = createServer({ name: 'r', version: '1' }).tool('greedy', {}, async (_a, ask) => {
     const specs = Object.fromEntries(
-      Array.from({ length: 1000 }, (_, i) => [`k${i}`, { form: form({ v: text() }) }]),
+      Array.from({ length: 1000 }, (_, i) => [`k${i}`, { form: oneText }]),
     );
     await ask.all(specs);
     return 'unreachable';
@@ -26,29 +15,23 @@ describe('limits per round', () => {
   it.each(['legacy', 'modern'] as const)(
     '1 000 asks in one round get a clear error on %s',
     async (era) => {
-      const client = new Client({ name: 'c', version: '1' }, { capabilities: { elicitation: {} } });
       let asked = 0;
-      client.setRequestHandler('elicitation/create', async () => {
-        asked++;
-        return { action: 'cancel' };
+      const { client, close } = await connectTo(app, {
+        era,
+        via: era === 'legacy' ? 'memory' : 'http',
+        capabilities: { elicitation: {} },
+        onElicit: () => {
+          asked++;
+          return { action: 'cancel' };
+        },
       });
-      if (era === 'legacy') {
-        const [ct, st] = InMemoryTransport.createLinkedPair();
-        await app.build('legacy').connect(st);
-        await client.connect(ct);
-      } else {
-        const server = await listen(httpEntry(app));
-        closers.push(() => server.close());
-        client.setVersionNegotiation({ mode: { pin: '2026-07-28' } });
-        await client.connect(new StreamableHTTPClientTransport(server.url));
-      }
       const r = await client.callTool({ name: 'greedy', arguments: {} });
       expect(r.isError).toBe(true);
       expect(textOf(r)).toMatch(
         /asked for 1000 inputs in one round; the limit is 32|asked for 33 inputs in one round; the limit is 32/,
       );
       expect(asked).toBe(0);
-      await client.close();
+      await close();
     },
   );
 });
@@ -63,22 +46,20 @@ describe('an older peer', () => {
       );
       return r.action === 'accept' ? `extras=${JSON.stringify(r.content.extras)}` : r.action;
     });
-    const [ct, st] = InMemoryTransport.createLinkedPair();
-    await app.build('legacy').connect(st);
-    const client = new Client(
-      { name: 'c', version: '1' },
-      { capabilities: { elicitation: {} }, supportedProtocolVersions: ['2025-06-18'] },
-    );
     const schemas: unknown[] = [];
     let n = 0;
-    client.setRequestHandler('elicitation/create', async (req) => {
-      schemas.push((req.params as { requestedSchema: unknown }).requestedSchema);
-      // First too many (maxItems 1 is enforced on the mapped answer), then one.
-      const content: Record<string, boolean> =
-        n++ === 0 ? { 'extras.wifi': true, 'extras.meal': true } : { 'extras.meal': true };
-      return { action: 'accept', content };
+    const { client } = await connectTo(app, {
+      era: 'legacy',
+      revisions: ['2025-06-18'],
+      capabilities: { elicitation: {} },
+      onElicit: (params: { requestedSchema: unknown }) => {
+        schemas.push(params.requestedSchema);
+        // First too many (maxItems 1 is enforced on the mapped answer), then one.
+        const content: Record<string, boolean> =
+          n++ === 0 ? { 'extras.wifi': true, 'extras.meal': true } : { 'extras.meal': true };
+        return { action: 'accept', content };
+      },
     });
-    await client.connect(ct);
     expect(client.getNegotiatedProtocolVersion()).toBe('2025-06-18');
     expect(textOf(await client.callTool({ name: 'extras', arguments: {} }))).toBe(
       'extras=["meal"]',
@@ -99,8 +80,8 @@ describe('replicas', () => {
     const keyring = { keys: [{ id: 'shared', secret: generateKeySecret() }] };
     const make = (k: typeof keyring) =>
       createServer({ name: 'rep', version: '1', keyring: k }).tool('two', {}, async (_a, ask) => {
-        const a = await ask.form('a', form({ v: text() }));
-        const b = await ask.form('b', form({ v: text() }));
+        const a = await ask.form('a', oneText);
+        const b = await ask.form('b', oneText);
         return `${a.action}/${b.action}`;
       });
     const servers = [

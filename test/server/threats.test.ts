@@ -13,6 +13,7 @@ import {
   type Listening,
   listen,
 } from '../../src/server/index.ts';
+import { callModern, MODERN_META, postModern } from '../support/kit.ts';
 
 const keyring = { keys: [{ id: 'k1', secret: generateKeySecret() }] };
 let charged = 0;
@@ -51,52 +52,9 @@ afterAll(async () => {
   await server.close();
 });
 
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
-};
-
-/** A raw 2026-07-28 request, so tests control every byte (the SDK client would not misbehave). */
-async function call(
-  name: string,
-  params: Record<string, unknown>,
-  id = 1,
-): Promise<Record<string, unknown>> {
-  return callRaw(
-    name,
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method: 'tools/call',
-      params: { name, _meta: META, ...params },
-    }),
-  );
-}
-
-async function callRaw(name: string, body: string): Promise<Record<string, unknown>> {
-  const res = await fetch(server.url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-    },
-    body,
-  });
-  const text = await res.text();
-  const json = text.startsWith('{')
-    ? JSON.parse(text)
-    : JSON.parse(
-        text
-          .split('\n')
-          .find((l) => l.startsWith('data: '))
-          ?.slice(6) ?? '{}',
-      );
-  return json as Record<string, unknown>;
-}
+const call = (name: string, params: Record<string, unknown>, id = 1) =>
+  callModern(server.url, name, params, { id });
+const callRaw = (name: string, body: string) => postModern(server.url, name, body);
 
 async function firstRound(amount = 5) {
   const r = (await call('pay', { arguments: { amount } })).result as {
@@ -155,27 +113,9 @@ describe('requestState threats (2026-07-28 over HTTP)', () => {
     const entry = await listen(httpEntry(multi));
     try {
       const post = (params: Record<string, unknown>) =>
-        fetch(entry.url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-protocol-version': '2026-07-28',
-            'mcp-method': 'tools/call',
-            'mcp-name': 't',
-          },
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: 1,
-            method: 'tools/call',
-            params: { name: 't', _meta: META, ...params },
-          }),
-        }).then(
-          (r) =>
-            r.json() as Promise<
-              Record<string, { requestState?: string; resultType?: string; content?: unknown }>
-            >,
-        );
+        callModern(entry.url, 't', params) as Promise<
+          Record<string, { requestState?: string; resultType?: string; content?: unknown }>
+        >;
       const first = await post({});
       const state = first.result?.requestState as string;
       who = 1;
@@ -244,7 +184,7 @@ describe('requestState threats (2026-07-28 over HTTP)', () => {
       (await call('pay', { arguments: { amount: 5 }, inputResponses: many })).error,
     ).toMatchObject({ code: -32602 });
     const deep = `${'{"content":'.repeat(5000)}{"action":"accept"}${'}'.repeat(5000)}`;
-    const body = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"pay","arguments":{"amount":5},"_meta":${JSON.stringify(META)},"inputResponses":{"confirm":${deep}}}}`;
+    const body = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"pay","arguments":{"amount":5},"_meta":${JSON.stringify(MODERN_META)},"inputResponses":{"confirm":${deep}}}}`;
     const nested = await callRaw('pay', body);
     expect(nested.error).toMatchObject({ code: -32602 });
     expect(

@@ -2,11 +2,9 @@
  * Raw 2026-07-28 requests straight into an HTTP entry's `fetch`, so tests control every byte
  * (state, answers, Host, token) without a socket.
  */
-export const MODERN_META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
-};
+import { modernBody, modernHeaders } from './kit.ts';
+
+export { MODERN_META } from './kit.ts';
 
 export interface RpcReply {
   result?: {
@@ -30,21 +28,11 @@ export async function callTool(
   const res = await entry.fetch(
     new Request(`http://${host}/mcp`, {
       method: 'POST',
-      headers: {
+      headers: modernHeaders(name, {
         host,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': name,
         ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name, _meta: MODERN_META, ...params },
       }),
+      body: modernBody(name, params),
     }),
   );
   return (await res.json()) as RpcReply;
