@@ -20,7 +20,8 @@ import {
 } from '@modelcontextprotocol/server';
 import type { ElicitServer } from './app.ts';
 import { cancelOnHangUp, type HangUps } from './disconnect.ts';
-import { ListenError } from './errors.ts';
+import { LimitOptionError, ListenError } from './errors.ts';
+import { BoundedEventStore, type EventStoreLimits } from './event-store.ts';
 import { isLoopbackHost } from './principal.ts';
 import {
   DEFAULT_SESSION_LIMITS,
@@ -39,6 +40,10 @@ export interface HttpOptions {
   readonly authInfo?: (req: Request) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
   /** Caps on legacy sessions: in total, per principal, and when an idle one may be closed. */
   readonly sessions?: Partial<SessionLimits>;
+  /** Caps on the events a legacy session keeps so a client can resume a stream (SEP-1699). */
+  readonly events?: Partial<EventStoreLimits>;
+  /** Milliseconds a client waits before reconnecting a stream the server closed; default 1000. */
+  readonly retryMs?: number;
 }
 
 export interface McpHttpEntry {
@@ -100,6 +105,10 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
   const limits = { ...DEFAULT_SESSION_LIMITS, ...options.sessions };
   const modern = createMcpHandler(() => app.build('modern'), { legacy: 'reject' });
   const table = new SessionTable<Session>(limits);
+  const retryMs = options.retryMs ?? 1000;
+  if (!Number.isSafeInteger(retryMs) || retryMs < 1) throw new LimitOptionError('retryMs', retryMs);
+  // Checked once here, so a bad option fails at start, not at the first session.
+  const eventLimits = new BoundedEventStore(options.events).limits;
 
   async function legacy(req: Request, authInfo: AuthInfo | undefined): Promise<Response> {
     // Callers without a principal share one quota of their own, apart from everyone else's.
@@ -131,8 +140,13 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
     const ticket = table.reserve(principal);
     if (typeof ticket === 'string') return refusedSession(ticket, limits);
     let entry: SessionEntry<Session> | undefined;
+    // Each session's SSE streams start with a priming event and `retry`, and a client that
+    // lost one reconnects with Last-Event-ID; the events die with the session.
+    const events = new BoundedEventStore(eventLimits);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
+      eventStore: events,
+      retryInterval: retryMs,
       onsessioninitialized: (id) => {
         entry = ticket.fill(id, session);
       },
@@ -141,6 +155,7 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
       },
     });
     transport.onclose = () => {
+      events.clear();
       ticket.release();
       if (transport.sessionId !== undefined) table.delete(transport.sessionId);
     };
