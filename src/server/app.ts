@@ -31,7 +31,7 @@ import { onceStoreFrom } from '../store/once.ts';
 import type { Store } from '../store/types.ts';
 import { type Ask, type AskLimits, DEFAULT_ASK_LIMITS } from './ask.ts';
 import { wrapCallHandlers } from './call-handlers.ts';
-import { RoundsExceededError } from './errors.ts';
+import { checkLimits, RoundsExceededError } from './errors.ts';
 import { legacyAsk } from './legacy.ts';
 import { memoryOnceStore, type OnceStore } from './once-store.ts';
 import { PendingAsks } from './pending.ts';
@@ -210,6 +210,7 @@ export class ElicitServer {
   constructor(options: ElicitServerOptions) {
     this.options = options;
     this.limits = { ...DEFAULT_ASK_LIMITS, ...options.limits };
+    checkLimits('limits', { progressEveryMs: this.limits.progressEveryMs });
     this.sealer = createSealer({
       keyring: options.keyring ?? { keys: [{ id: 'local', secret: generateKeySecret() }] },
       ttlMs: options.stateTtlMs ?? 600_000,
