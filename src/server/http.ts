@@ -65,10 +65,17 @@ function rpcError(
 class Session {
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly hangUps: HangUps;
+  /** The revision negotiated at initialize. */
+  readonly revision: () => string | undefined;
   streams = 0;
-  constructor(transport: WebStandardStreamableHTTPServerTransport, hangUps: HangUps) {
+  constructor(
+    transport: WebStandardStreamableHTTPServerTransport,
+    hangUps: HangUps,
+    revision: () => string | undefined,
+  ) {
     this.transport = transport;
     this.hangUps = hangUps;
+    this.revision = revision;
   }
   get busy(): boolean {
     return this.streams > 0 || this.hangUps.inFlight > 0;
@@ -91,6 +98,19 @@ function refusedSession(why: SessionRefusal, limits: SessionLimits): Response {
     `This server has no room for another session (sessions.maxSessions = ${limits.maxSessions}); try again later.`,
     { 'retry-after': '60' },
   );
+}
+
+/**
+ * A session's requests at the revision it negotiated. The SDK decides per request, from
+ * `MCP-Protocol-Version` (2025-03-26 when absent), whether an SSE stream may start with a
+ * priming event; a client that leaves the header out or sends another supported revision still
+ * speaks the one it negotiated, so that one decides.
+ */
+function atRevision(req: Request, revision: string | undefined): Request {
+  if (revision === undefined || req.headers.get('mcp-protocol-version') === revision) return req;
+  const headers = new Headers(req.headers);
+  headers.set('mcp-protocol-version', revision);
+  return new Request(req, { headers });
 }
 
 // Which app an entry serves, so listen() can check a non-loopback bind against it.
@@ -120,7 +140,9 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
       if (entry === undefined) return rpcError(404, -32001, 'Session not found');
       table.touch(entry);
       const { session } = entry;
-      const response = await session.transport.handleRequest(req, { authInfo });
+      const response = await session.transport.handleRequest(atRevision(req, session.revision()), {
+        authInfo,
+      });
       if (req.method === 'GET' && response.ok && !req.signal.aborted) {
         // The standalone stream: the session is in use while it is open.
         entry.used = true;
@@ -159,8 +181,9 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
       ticket.release();
       if (transport.sessionId !== undefined) table.delete(transport.sessionId);
     };
+    const mcp = app.build('legacy');
     try {
-      await app.build('legacy').connect(transport);
+      await mcp.connect(transport);
     } catch (error) {
       ticket.release();
       throw error;
@@ -172,7 +195,9 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
       if (entry !== undefined && isJSONRPCRequest(message)) entry.used = true;
       deliver?.(message, extra);
     };
-    const session = new Session(transport, hangUps);
+    const session = new Session(transport, hangUps, () =>
+      mcp.server.getNegotiatedProtocolVersion(),
+    );
     try {
       return await transport.handleRequest(req, { parsedBody: body, authInfo });
     } finally {
