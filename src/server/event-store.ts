@@ -4,8 +4,8 @@
  * `Last-Event-ID` to receive what it missed.
  *
  * Each stream is a ring capped by events and bytes, and a session keeps a capped number of
- * streams (the oldest goes first), so whatever a client does, one session holds at most
- * `maxStreams × maxBytesPerStream` bytes of events. The store lives and dies with its session:
+ * streams and bytes (the oldest streams go first), so whatever a client does, one session holds
+ * at most `maxBytes` bytes of events. The store lives and dies with its session:
  * `clear()` runs when the session closes. Event ids are `<stream number>.<sequence>`, opaque to
  * clients and meaningful in this session only.
  */
@@ -19,12 +19,15 @@ export interface EventStoreLimits {
   readonly maxEventsPerStream: number;
   /** Bytes of JSON one stream keeps; default 32 KiB. A larger single event is not kept. */
   readonly maxBytesPerStream: number;
+  /** Bytes of JSON the whole session keeps (the oldest streams are forgotten); default 128 KiB. */
+  readonly maxBytes: number;
 }
 
 export const DEFAULT_EVENT_STORE_LIMITS: EventStoreLimits = Object.freeze({
   maxStreams: 32,
   maxEventsPerStream: 64,
   maxBytesPerStream: 32_768,
+  maxBytes: 131_072,
 });
 
 interface StoredEvent {
@@ -47,6 +50,7 @@ export class BoundedEventStore implements EventStore {
   private readonly streams = new Map<StreamId, Stream>();
   private readonly byNumber = new Map<number, Stream>();
   private numbers = 0;
+  private total = 0;
 
   constructor(limits: Partial<EventStoreLimits> = {}) {
     this.limits = { ...DEFAULT_EVENT_STORE_LIMITS, ...limits };
@@ -55,9 +59,7 @@ export class BoundedEventStore implements EventStore {
 
   /** Bytes of events held now (for measurement and tests). */
   get bytes(): number {
-    let n = 0;
-    for (const s of this.streams.values()) n += s.bytes;
-    return n;
+    return this.total;
   }
 
   get streamCount(): number {
@@ -68,14 +70,22 @@ export class BoundedEventStore implements EventStore {
     const stream = this.streams.get(streamId) ?? this.open(streamId);
     const seq = stream.next++;
     const bytes = JSON.stringify(message).length;
-    const { maxEventsPerStream, maxBytesPerStream } = this.limits;
-    if (bytes <= maxBytesPerStream) {
+    const { maxEventsPerStream, maxBytes } = this.limits;
+    const perStream = Math.min(this.limits.maxBytesPerStream, maxBytes);
+    if (bytes <= perStream) {
       stream.events.push({ seq, message, bytes });
       stream.bytes += bytes;
-      while (stream.events.length > maxEventsPerStream || stream.bytes > maxBytesPerStream) {
+      this.total += bytes;
+      while (stream.events.length > maxEventsPerStream || stream.bytes > perStream) {
         const dropped = stream.events.shift();
         if (dropped === undefined) break;
         stream.bytes -= dropped.bytes;
+        this.total -= dropped.bytes;
+      }
+      // Past the session's bytes, older streams make room for the one being written.
+      for (const old of this.streams.values()) {
+        if (this.total <= maxBytes) break;
+        if (old !== stream) this.forget(old);
       }
     }
     return `${stream.number}.${seq}`;
@@ -106,14 +116,20 @@ export class BoundedEventStore implements EventStore {
   clear(): void {
     this.streams.clear();
     this.byNumber.clear();
+    this.total = 0;
+  }
+
+  private forget(stream: Stream): void {
+    this.streams.delete(stream.id);
+    this.byNumber.delete(stream.number);
+    this.total -= stream.bytes;
   }
 
   private open(streamId: StreamId): Stream {
     while (this.streams.size >= this.limits.maxStreams) {
       const oldest = this.streams.values().next().value;
       if (oldest === undefined) break;
-      this.streams.delete(oldest.id);
-      this.byNumber.delete(oldest.number);
+      this.forget(oldest);
     }
     const stream: Stream = { id: streamId, number: ++this.numbers, next: 0, bytes: 0, events: [] };
     this.streams.set(streamId, stream);

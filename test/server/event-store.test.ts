@@ -59,10 +59,7 @@ describe('BoundedEventStore', () => {
     expect(typeof huge).toBe('string');
     expect(store.bytes).toBeLessThanOrEqual(size * 2);
     const { got } = await replay(store, priming);
-    expect(got.map((e) => e.message)).toEqual([
-      note(4, 'x'.repeat(100)),
-      note(5, 'x'.repeat(100)),
-    ]);
+    expect(got.map((e) => e.message)).toEqual([note(4, 'x'.repeat(100)), note(5, 'x'.repeat(100))]);
   });
 
   it('keeps at most maxStreams streams, forgetting the oldest whole', async () => {
@@ -75,13 +72,32 @@ describe('BoundedEventStore', () => {
     expect(await store.getStreamIdForEventId(b)).toBe('b');
   });
 
-  it('holds a bounded number of bytes whatever a client makes the server send', async () => {
+  it('holds at most maxBytes whatever a client makes the server send', async () => {
     const store = new BoundedEventStore();
-    const { maxStreams, maxBytesPerStream } = store.limits;
     for (let s = 0; s < 200; s++)
-      for (let i = 0; i < 100; i++) await store.storeEvent(`s${s}`, note(i, 'y'.repeat(500)));
-    expect(store.streamCount).toBe(maxStreams);
-    expect(store.bytes).toBeLessThanOrEqual(maxStreams * maxBytesPerStream);
+      for (let i = 0; i < 100; i++) {
+        await store.storeEvent(`s${s}`, note(i, 'y'.repeat(500)));
+        expect(store.bytes).toBeLessThanOrEqual(store.limits.maxBytes);
+      }
+    expect(store.bytes).toBeGreaterThan(store.limits.maxBytes / 2);
+    expect(store.streamCount).toBeLessThanOrEqual(store.limits.maxStreams);
+  });
+
+  it('past the session bytes forgets the oldest streams, never the one being written', async () => {
+    const size = JSON.stringify(note(1, 'z'.repeat(100))).length;
+    const store = new BoundedEventStore({ maxBytes: size * 3 });
+    const a = await store.storeEvent('a', note(1, 'z'.repeat(100)));
+    const b = await store.storeEvent('b', note(2, 'z'.repeat(100)));
+    const c = await store.storeEvent('c', note(3, 'z'.repeat(100)));
+    const c2 = await store.storeEvent('c', note(4, 'z'.repeat(100)));
+    expect(await store.getStreamIdForEventId(a)).toBeUndefined();
+    expect(await store.getStreamIdForEventId(b)).toBe('b');
+    expect(await store.storeEvent('c', note(5, 'z'.repeat(100)))).toMatch(/\.2$/);
+    expect(await store.getStreamIdForEventId(b)).toBeUndefined();
+    const { got } = await replay(store, c);
+    expect(got.map((e) => e.message)).toEqual([note(4, 'z'.repeat(100)), note(5, 'z'.repeat(100))]);
+    expect(await store.getStreamIdForEventId(c2)).toBe('c');
+    expect(store.bytes).toBe(size * 3);
   });
 
   it('forgets everything when its session closes', async () => {

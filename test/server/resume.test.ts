@@ -28,14 +28,13 @@ async function readEvents(
   until: (e: SseEvent) => boolean = () => false,
 ): Promise<SseEvent[]> {
   const events: SseEvent[] = [];
-  const reader = (res.body as ReadableStream<Uint8Array>)
-    .pipeThrough(new TextDecoderStream())
-    .getReader();
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
   let buffer = '';
   for (;;) {
     const { value, done } = await reader.read();
     if (done) return events;
-    buffer += value;
+    buffer += decoder.decode(value, { stream: true });
     for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
       const block = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
@@ -58,11 +57,16 @@ async function readEvents(
 }
 
 const messages = (events: SseEvent[]) =>
-  events.filter((e) => e.data.trim() !== '').map((e) => JSON.parse(e.data) as Record<string, any>);
+  events
+    .filter((e) => e.data.trim() !== '')
+    .map((e) => JSON.parse(e.data) as Record<string, unknown>);
 
 /** A raw 2025 client: initialize, then POSTs and GETs on the session. */
 async function rawSession(url: URL, revision = '2025-11-25') {
-  const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const base = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  };
   const init = await fetch(url, {
     method: 'POST',
     headers: base,
@@ -215,7 +219,10 @@ describe('SSE resumption on 2025-11-25 sessions', () => {
     const events = await readEvents(await s.call(1, 'poll'));
     // No empty-data event (older clients cannot take one); closeSSE is not offered either.
     expect(events.some((e) => e.data.trim() === '')).toBe(false);
-    expect(messages(events).at(-1)).toMatchObject({ id: 1, result: { content: [{ text: 'polled' }] } });
+    expect(messages(events).at(-1)).toMatchObject({
+      id: 1,
+      result: { content: [{ text: 'polled' }] },
+    });
   });
 
   it('the SDK client reconnects on its own and receives the result', async () => {
