@@ -112,6 +112,10 @@ async function rawSession(url: URL, revision = '2025-11-25') {
 
 function pollingApp() {
   return createServer({ name: 'poll', version: '1' })
+    .tool('ask_now', {}, async (_args, ask) => {
+      const r = await ask.form('name', form({ name: text() }), { message: 'Name?' });
+      return r.action;
+    })
     .tool('poll', {}, async (_args, _ask, ctx) => {
       // Mid-call the server ends the stream; what follows waits in the event store.
       ctx.http?.closeSSE?.();
@@ -223,6 +227,37 @@ describe('SSE resumption on 2025-11-25 sessions', () => {
       id: 1,
       result: { content: [{ text: 'polled' }] },
     });
+  });
+
+  it('a request whose MCP-Protocol-Version differs still gets priming, and its hang-up still cancels', async () => {
+    const app = pollingApp();
+    const server = await listen(httpEntry(app));
+    servers.push(server);
+    const s = await rawSession(server.url);
+    const abort = new AbortController();
+    const res = await fetch(server.url, {
+      method: 'POST',
+      signal: abort.signal,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': s.sid,
+        // A supported revision older than the session's, as some clients send.
+        'mcp-protocol-version': '2025-03-26',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'ask_now', arguments: {} },
+      }),
+    });
+    const events = await readEvents(res, (e) => e.data.includes('elicitation/create'));
+    expect(events[0]?.id).toMatch(/^\d+\.\d+$/);
+    expect(events[0]?.retry).toBe(1000);
+    expect(app.pending.size).toBe(1);
+    abort.abort();
+    await expect.poll(() => app.pending.size).toBe(0);
   });
 
   it('the SDK client reconnects on its own and receives the result', async () => {
