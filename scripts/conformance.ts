@@ -19,6 +19,7 @@ const LEGACY = [
   'tools-call-elicitation',
   'elicitation-sep1034-defaults',
   'elicitation-sep1330-enums',
+  'server-sse-polling',
 ];
 const MODERN = [
   'basic-elicitation',

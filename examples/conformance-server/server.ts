@@ -5,6 +5,7 @@
  *   node examples/conformance-server/server.ts [port]     (Streamable HTTP on loopback)
  *   node examples/conformance-server/server.ts --stdio
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod';
 import { boolean, choice, email, form, integer, number, text } from '../../src/schema/index.ts';
 import { createServer, httpEntry, listen, stdio } from '../../src/server/index.ts';
@@ -184,6 +185,18 @@ export const app = createServer({ name: 'elicit-conformance', version: '1.0.0' }
         maxTokens: 10,
       });
       return `sampled: ${r.role}`;
+    },
+  )
+  .tool(
+    'test_reconnection',
+    {
+      description:
+        'Closes its SSE stream mid-call, then finishes: the client reconnects with Last-Event-ID for the result',
+    },
+    async (_args, _ask, ctx) => {
+      ctx.http?.closeSSE?.();
+      await sleep(100);
+      return 'reconnected';
     },
   )
   .tool(

@@ -18,6 +18,7 @@ import { ELICIT_ONCE_PROCESS_LOCAL } from '../kernel/error-codes.ts';
 import type { Store } from '../kernel/store.ts';
 import { onceStoreFrom } from '../store/once.ts';
 import { type Ask, type AskLimits, DEFAULT_ASK_LIMITS } from './ask.ts';
+import { checkLimits } from './errors.ts';
 import { type Era, type Gate, installGate } from './gate.ts';
 import { memoryOnceStore, type OnceStore } from './once-store.ts';
 import { PendingAsks } from './pending.ts';
@@ -168,6 +169,7 @@ export class ElicitServer {
   constructor(options: ElicitServerOptions) {
     this.options = options;
     this.limits = { ...DEFAULT_ASK_LIMITS, ...options.limits };
+    checkLimits('limits', { progressEveryMs: this.limits.progressEveryMs });
     this.sealer = createSealer({
       keyring: options.keyring ?? { keys: [{ id: 'local', secret: generateKeySecret() }] },
       ttlMs: options.stateTtlMs ?? 600_000,

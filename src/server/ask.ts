@@ -141,6 +141,11 @@ export interface AskLimits extends PendingLimits {
   readonly maxAttempts: number;
   /** Milliseconds to wait for a person on legacy sessions; default 10 minutes. */
   readonly timeoutMs: number;
+  /**
+   * Milliseconds between progress notifications while an ask waits on a legacy session (only
+   * when the call carries a progress token); default 15 seconds.
+   */
+  readonly progressEveryMs: number;
   /** Rounds of input on 2026-07-28 before giving up; default 16. */
   readonly maxRounds: number;
   /** Keys asked in one round; default 32. */
@@ -150,6 +155,7 @@ export interface AskLimits extends PendingLimits {
 export const DEFAULT_ASK_LIMITS: AskLimits = Object.freeze({
   maxAttempts: 3,
   timeoutMs: 600_000,
+  progressEveryMs: 15_000,
   maxRounds: 16,
   maxKeysPerRound: 32,
   ...DEFAULT_PENDING_LIMITS,

@@ -20,7 +20,8 @@ import {
 } from '@modelcontextprotocol/server';
 import type { ElicitServer } from './app.ts';
 import { cancelOnHangUp, type HangUps } from './disconnect.ts';
-import { ListenError } from './errors.ts';
+import { LimitOptionError, ListenError } from './errors.ts';
+import { BoundedEventStore, type EventStoreLimits } from './event-store.ts';
 import { isLoopbackHost } from './principal.ts';
 import {
   DEFAULT_SESSION_LIMITS,
@@ -39,6 +40,10 @@ export interface HttpOptions {
   readonly authInfo?: (req: Request) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
   /** Caps on legacy sessions: in total, per principal, and when an idle one may be closed. */
   readonly sessions?: Partial<SessionLimits>;
+  /** Caps on the events a legacy session keeps so a client can resume a stream (SEP-1699). */
+  readonly events?: Partial<EventStoreLimits>;
+  /** Milliseconds a client waits before reconnecting a stream the server closed; default 1000. */
+  readonly retryMs?: number;
 }
 
 export interface McpHttpEntry {
@@ -60,10 +65,17 @@ function rpcError(
 class Session {
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly hangUps: HangUps;
+  /** The revision negotiated at initialize. */
+  readonly revision: () => string | undefined;
   streams = 0;
-  constructor(transport: WebStandardStreamableHTTPServerTransport, hangUps: HangUps) {
+  constructor(
+    transport: WebStandardStreamableHTTPServerTransport,
+    hangUps: HangUps,
+    revision: () => string | undefined,
+  ) {
     this.transport = transport;
     this.hangUps = hangUps;
+    this.revision = revision;
   }
   get busy(): boolean {
     return this.streams > 0 || this.hangUps.inFlight > 0;
@@ -88,6 +100,19 @@ function refusedSession(why: SessionRefusal, limits: SessionLimits): Response {
   );
 }
 
+/**
+ * A session's requests at the revision it negotiated. The SDK decides per request, from
+ * `MCP-Protocol-Version` (2025-03-26 when absent), whether an SSE stream may start with a
+ * priming event; a client that leaves the header out or sends another supported revision still
+ * speaks the one it negotiated, so that one decides.
+ */
+function atRevision(req: Request, revision: string | undefined): Request {
+  if (revision === undefined || req.headers.get('mcp-protocol-version') === revision) return req;
+  const headers = new Headers(req.headers);
+  headers.set('mcp-protocol-version', revision);
+  return new Request(req, { headers });
+}
+
 // Which app an entry serves, so listen() can check a non-loopback bind against it.
 const servedBy = new WeakMap<McpHttpEntry, (where: string) => void>();
 
@@ -100,6 +125,10 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
   const limits = { ...DEFAULT_SESSION_LIMITS, ...options.sessions };
   const modern = createMcpHandler(() => app.build('modern'), { legacy: 'reject' });
   const table = new SessionTable<Session>(limits);
+  const retryMs = options.retryMs ?? 1000;
+  if (!Number.isSafeInteger(retryMs) || retryMs < 1) throw new LimitOptionError('retryMs', retryMs);
+  // Checked once here, so a bad option fails at start, not at the first session.
+  const eventLimits = new BoundedEventStore(options.events).limits;
 
   async function legacy(req: Request, authInfo: AuthInfo | undefined): Promise<Response> {
     // Callers without a principal share one quota of their own, apart from everyone else's.
@@ -111,7 +140,9 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
       if (entry === undefined) return rpcError(404, -32001, 'Session not found');
       table.touch(entry);
       const { session } = entry;
-      const response = await session.transport.handleRequest(req, { authInfo });
+      const response = await session.transport.handleRequest(atRevision(req, session.revision()), {
+        authInfo,
+      });
       if (req.method === 'GET' && response.ok && !req.signal.aborted) {
         // The standalone stream: the session is in use while it is open.
         entry.used = true;
@@ -131,8 +162,13 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
     const ticket = table.reserve(principal);
     if (typeof ticket === 'string') return refusedSession(ticket, limits);
     let entry: SessionEntry<Session> | undefined;
+    // Each session's SSE streams start with a priming event and `retry`, and a client that
+    // lost one reconnects with Last-Event-ID; the events die with the session.
+    const events = new BoundedEventStore(eventLimits);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
+      eventStore: events,
+      retryInterval: retryMs,
       onsessioninitialized: (id) => {
         entry = ticket.fill(id, session);
       },
@@ -141,11 +177,13 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
       },
     });
     transport.onclose = () => {
+      events.clear();
       ticket.release();
       if (transport.sessionId !== undefined) table.delete(transport.sessionId);
     };
+    const mcp = app.build('legacy');
     try {
-      await app.build('legacy').connect(transport);
+      await mcp.connect(transport);
     } catch (error) {
       ticket.release();
       throw error;
@@ -157,7 +195,9 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
       if (entry !== undefined && isJSONRPCRequest(message)) entry.used = true;
       deliver?.(message, extra);
     };
-    const session = new Session(transport, hangUps);
+    const session = new Session(transport, hangUps, () =>
+      mcp.server.getNegotiatedProtocolVersion(),
+    );
     try {
       return await transport.handleRequest(req, { parsedBody: body, authInfo });
     } finally {

@@ -40,6 +40,11 @@ export {
   SensitiveFieldError,
   TooManyPendingAsksError,
 } from './errors.ts';
+export {
+  BoundedEventStore,
+  DEFAULT_EVENT_STORE_LIMITS,
+  type EventStoreLimits,
+} from './event-store.ts';
 export type { FormInput } from './forms.ts';
 export { type HttpOptions, httpEntry, type Listening, listen, type McpHttpEntry } from './http.ts';
 export { OnceStoreFullError, OnceStoreUnavailableError } from './once-store.ts';

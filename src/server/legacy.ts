@@ -16,6 +16,7 @@ import { type Ask, type AskLimits, declares } from './ask.ts';
 import { createAsk } from './asks.ts';
 import type { Engine } from './engine.ts';
 import { AskAbandonedError, AskTimeoutError, ElicitationUnsupportedError } from './errors.ts';
+import { progressKeepAlive } from './keep-alive.ts';
 import type { PendingAsks } from './pending.ts';
 import {
   ConnectNotConfiguredError,
@@ -43,6 +44,7 @@ export function legacyAsk(
   const revision = mcp.server.getNegotiatedProtocolVersion() ?? '2025-11-25';
   const signal = ctx.mcpReq.signal;
   const waiter = { principal: extras.principal, session: mcp };
+  const keepAlive = progressKeepAlive(ctx, limits.progressEveryMs);
   /**
    * Every wait for the client holds a slot (refused past the caps, never queued). A timeout is
    * the person not answering; an abort or a closed connection is the client going away (it
@@ -51,6 +53,8 @@ export function legacyAsk(
   const waitFor = async <T>(key: string, send: () => Promise<T>): Promise<T> => {
     if (signal.aborted) throw new AskAbandonedError(key, { cause: signal.reason });
     const release = extras.pending.acquire(waiter);
+    // The client's request timeout may be shorter than a person takes: progress keeps it open.
+    const beating = keepAlive.hold();
     try {
       return await send();
     } catch (error) {
@@ -63,6 +67,7 @@ export function legacyAsk(
         throw new AskTimeoutError(key, limits.timeoutMs);
       throw error;
     } finally {
+      beating();
       release();
     }
   };

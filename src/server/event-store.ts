@@ -1,0 +1,148 @@
+/**
+ * A small, bounded EventStore for one legacy session (SEP-1699 resumability): the SDK stores
+ * every SSE event it writes here, and a client that lost a stream reconnects with
+ * `Last-Event-ID` to receive what it missed.
+ *
+ * Each stream is a ring capped by events and bytes, and a session keeps a capped number of
+ * streams and bytes (the oldest streams go first), so whatever a client does, one session holds
+ * at most `maxBytes` bytes of events. The store lives and dies with its session:
+ * `clear()` runs when the session closes. Event ids are `<stream number>.<sequence>`, opaque to
+ * clients and meaningful in this session only.
+ */
+import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontextprotocol/server';
+import { checkLimits } from './errors.ts';
+
+export interface EventStoreLimits {
+  /** Streams a session keeps events for (each POST and the GET stream is one); default 32. */
+  readonly maxStreams: number;
+  /** Events one stream keeps (the oldest are dropped first); default 64. */
+  readonly maxEventsPerStream: number;
+  /** Bytes of JSON one stream keeps; default 32 KiB. A larger single event is not kept. */
+  readonly maxBytesPerStream: number;
+  /** Bytes of JSON the whole session keeps (the oldest streams are forgotten); default 128 KiB. */
+  readonly maxBytes: number;
+}
+
+export const DEFAULT_EVENT_STORE_LIMITS: EventStoreLimits = Object.freeze({
+  maxStreams: 32,
+  maxEventsPerStream: 64,
+  maxBytesPerStream: 32_768,
+  maxBytes: 131_072,
+});
+
+interface StoredEvent {
+  readonly seq: number;
+  readonly message: JSONRPCMessage;
+  readonly bytes: number;
+}
+
+interface Stream {
+  readonly id: StreamId;
+  readonly number: number;
+  next: number;
+  bytes: number;
+  readonly events: StoredEvent[];
+}
+
+export class BoundedEventStore implements EventStore {
+  readonly limits: EventStoreLimits;
+  // Insertion order is age: the first entry is the stream to drop when a new one needs room.
+  private readonly streams = new Map<StreamId, Stream>();
+  private readonly byNumber = new Map<number, Stream>();
+  private numbers = 0;
+  private total = 0;
+
+  constructor(limits: Partial<EventStoreLimits> = {}) {
+    this.limits = { ...DEFAULT_EVENT_STORE_LIMITS, ...limits };
+    checkLimits('events', this.limits);
+  }
+
+  /** Bytes of events held now (for measurement and tests). */
+  get bytes(): number {
+    return this.total;
+  }
+
+  get streamCount(): number {
+    return this.streams.size;
+  }
+
+  async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
+    const stream = this.streams.get(streamId) ?? this.open(streamId);
+    const seq = stream.next++;
+    const bytes = JSON.stringify(message).length;
+    const { maxEventsPerStream, maxBytes } = this.limits;
+    const perStream = Math.min(this.limits.maxBytesPerStream, maxBytes);
+    if (bytes <= perStream) {
+      stream.events.push({ seq, message, bytes });
+      stream.bytes += bytes;
+      this.total += bytes;
+      while (stream.events.length > maxEventsPerStream || stream.bytes > perStream) {
+        const dropped = stream.events.shift();
+        if (dropped === undefined) break;
+        stream.bytes -= dropped.bytes;
+        this.total -= dropped.bytes;
+      }
+      // Past the session's bytes, older streams make room for the one being written.
+      for (const old of this.streams.values()) {
+        if (this.total <= maxBytes) break;
+        if (old !== stream) this.forget(old);
+      }
+    }
+    return `${stream.number}.${seq}`;
+  }
+
+  async getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {
+    return this.find(eventId)?.stream.id;
+  }
+
+  async replayEventsAfter(
+    lastEventId: EventId,
+    { send }: { send: (eventId: EventId, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<StreamId> {
+    const found = this.find(lastEventId);
+    // The SDK asks getStreamIdForEventId first and answers 400 for an unknown id.
+    if (found === undefined) throw new Error(`unknown event id ${JSON.stringify(lastEventId)}`);
+    const { stream, seq } = found;
+    // A copy: sending may store new events on this stream.
+    for (const event of [...stream.events]) {
+      // The priming event (an empty message) only marks a position; it is never replayed.
+      if (event.seq <= seq || !('jsonrpc' in event.message)) continue;
+      await send(`${stream.number}.${event.seq}`, event.message);
+    }
+    return stream.id;
+  }
+
+  /** Forgets every event (the session closed). */
+  clear(): void {
+    this.streams.clear();
+    this.byNumber.clear();
+    this.total = 0;
+  }
+
+  private forget(stream: Stream): void {
+    this.streams.delete(stream.id);
+    this.byNumber.delete(stream.number);
+    this.total -= stream.bytes;
+  }
+
+  private open(streamId: StreamId): Stream {
+    while (this.streams.size >= this.limits.maxStreams) {
+      const oldest = this.streams.values().next().value;
+      if (oldest === undefined) break;
+      this.forget(oldest);
+    }
+    const stream: Stream = { id: streamId, number: ++this.numbers, next: 0, bytes: 0, events: [] };
+    this.streams.set(streamId, stream);
+    this.byNumber.set(stream.number, stream);
+    return stream;
+  }
+
+  private find(eventId: EventId): { stream: Stream; seq: number } | undefined {
+    const match = /^(\d{1,15})\.(\d{1,15})$/.exec(eventId);
+    if (match === null) return undefined;
+    const stream = this.byNumber.get(Number(match[1]));
+    if (stream === undefined) return undefined;
+    const seq = Number(match[2]);
+    return seq < stream.next ? { stream, seq } : undefined;
+  }
+}
