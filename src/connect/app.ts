@@ -161,6 +161,16 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
     log,
   });
 
+  /**
+   * A record's end, once: finished in the store, then announced on the bus (to every replica).
+   * False when it had already ended, so a replayed callback changes nothing.
+   */
+  async function settle(id: string, status: 'complete' | 'declined'): Promise<boolean> {
+    if ((await options.records.finish(id, status)) === undefined) return false;
+    await options.bus.publish({ id, status });
+    return true;
+  }
+
   app.post('/elicit/logout', async (c) => {
     const session = await sessions.current(c.req.header('cookie'));
     if (!sameOrigin(c.req.raw))
@@ -265,10 +275,8 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
         who,
       );
     }
-    if ((await options.records.finish(record.id, 'complete')) !== undefined) {
-      await options.bus.publish({ id: record.id, status: 'complete' });
+    if (await settle(record.id, 'complete'))
       log({ type: 'completed', id: record.id, purpose: record.purpose });
-    }
     return done(`${provider.name} is connected.`, who);
   });
 
@@ -361,19 +369,15 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
       secret,
       vaultTtl,
     );
-    if ((await options.records.finish(record.id, 'complete')) !== undefined) {
-      await options.bus.publish({ id: record.id, status: 'complete' });
+    if (await settle(record.id, 'complete'))
       log({ type: 'completed', id: record.id, purpose: record.purpose });
-    }
     return done(`${record.label ?? record.subject} is saved.`, who);
   });
 
   app.post('/elicit/:id/decline', async (c) => {
     const checked = await posted(c.req.param('id'), c.req.raw);
     if (checked instanceof Response) return checked;
-    if ((await options.records.finish(checked.record.id, 'declined')) !== undefined) {
-      await options.bus.publish({ id: checked.record.id, status: 'declined' });
-    }
+    await settle(checked.record.id, 'declined');
     return done('Nothing was saved.', whoOf(checked.session));
   });
 
