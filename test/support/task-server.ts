@@ -61,6 +61,7 @@ const TOOLS = [
   'greet',
   'probe',
   'slow',
+  'long',
   'confirm',
   'two_questions',
   'represent',
@@ -90,9 +91,22 @@ export interface TaskServer {
   close(): Promise<void>;
 }
 
-export async function startTaskServer(): Promise<TaskServer> {
+export interface TaskServerOptions {
+  /** Default: a free port. */
+  readonly port?: number;
+  /** Each request, as it arrives. */
+  readonly onRequest?: (method: string, params: Json) => void;
+}
+
+export async function startTaskServer(options: TaskServerOptions = {}): Promise<TaskServer> {
   const tasks = new Map<string, FixtureTask>();
-  const log: { method: string; params: Json }[] = [];
+  const entries: { method: string; params: Json }[] = [];
+  const log = {
+    push(entry: { method: string; params: Json }) {
+      entries.push(entry);
+      options.onRequest?.(entry.method, entry.params);
+    },
+  };
   let counter = 0;
 
   const now = () => new Date().toISOString();
@@ -105,8 +119,9 @@ export async function startTaskServer(): Promise<TaskServer> {
     if (t.status === 'completed' || t.status === 'failed' || t.status === 'cancelled') return;
     t.step++;
     touch(t);
-    const steps = typeof t.args.steps === 'number' ? t.args.steps : 3;
+    const steps = typeof t.args.steps === 'number' ? t.args.steps : t.tool === 'long' ? 40 : 3;
     switch (t.tool) {
+      case 'long':
       case 'slow':
         if (t.step <= steps) t.statusMessage = `step ${t.step} of ${steps}`;
         else {
@@ -283,12 +298,12 @@ export async function startTaskServer(): Promise<TaskServer> {
   const handler = createMcpHandler(() => build(), { legacy: 'reject' });
   const listener = getRequestListener((req) => handler.fetch(req));
   let http: HttpServer = createHttpServer(listener);
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => http.listen(options.port ?? 0, '127.0.0.1', r));
   const port = (http.address() as AddressInfo).port;
   return {
     url: new URL(`http://127.0.0.1:${port}/mcp`),
     tasks,
-    log,
+    log: entries,
     async stop() {
       http.closeAllConnections();
       await new Promise<void>((r) => http.close(() => r()));
