@@ -96,6 +96,8 @@ export interface TaskServerOptions {
   readonly port?: number;
   /** Each request, as it arrives. */
   readonly onRequest?: (method: string, params: Json) => void;
+  /** Serves other paths than /mcp on the same origin (a host page); undefined = 404. */
+  readonly assets?: (path: string) => Response | Promise<Response> | undefined;
 }
 
 export async function startTaskServer(options: TaskServerOptions = {}): Promise<TaskServer> {
@@ -296,7 +298,11 @@ export async function startTaskServer(options: TaskServerOptions = {}): Promise<
   }
 
   const handler = createMcpHandler(() => build(), { legacy: 'reject' });
-  const listener = getRequestListener((req) => handler.fetch(req));
+  const listener = getRequestListener(async (req) => {
+    const path = new URL(req.url).pathname;
+    if (path === '/mcp') return handler.fetch(req);
+    return (await options.assets?.(path)) ?? new Response('not found', { status: 404 });
+  });
   let http: HttpServer = createHttpServer(listener);
   await new Promise<void>((r) => http.listen(options.port ?? 0, '127.0.0.1', r));
   const port = (http.address() as AddressInfo).port;
