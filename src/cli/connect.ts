@@ -197,8 +197,8 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
       if (active !== undefined) {
         active.timer.resume();
         keys.resume();
-        status.resume();
       }
+      status.resume();
     },
     say,
     status: (text) => status.set(text),

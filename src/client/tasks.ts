@@ -45,7 +45,7 @@ export interface TaskLimits {
   /** The server's `pollIntervalMs` is clamped into [minPollMs, maxPollMs]; default 200 ms … 30 s. */
   readonly minPollMs: number;
   readonly maxPollMs: number;
-  /** `tasks/get` calls for one task; default 20 000. */
+  /** `tasks/get` calls for one task (polling goes on while a question is open); default 100 000. */
   readonly maxPolls: number;
   /** Time from creation to a terminal status, answering included; default 24 h. */
   readonly maxWaitMs: number;
@@ -67,7 +67,7 @@ export const DEFAULT_TASK_LIMITS: TaskLimits = Object.freeze({
   defaultPollMs: 1_000,
   minPollMs: 200,
   maxPollMs: 30_000,
-  maxPolls: 20_000,
+  maxPolls: 100_000,
   maxWaitMs: 24 * 60 * 60 * 1000,
   maxTaskIdLength: 256,
   maxInputRequests: 16,
@@ -200,9 +200,13 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 /**
  * Follows a task from its `CreateTaskResult` (or, to pick a task up again after a reconnect,
  * from `{ taskId }`) to its end: resolves with the inlined result of a `completed` task; rejects
- * with TaskFailed, TaskCancelled, TaskRefused or TaskTimeout. Each input request key is shown
- * once (answered or being answered keys are never shown again, even if the server presents
- * them again); each answer goes to the server alone, so a task may resume on partial answers.
+ * with TaskFailed, TaskCancelled, TaskRefused or TaskTimeout.
+ *
+ * Polling goes on while a question is open, so the status stays current and a task that ends
+ * (or withdraws the question) closes it. Questions are shown one at a time, in the order they
+ * came; a key answered or being answered is never shown again, even when the server presents it
+ * again, and a queued key the server no longer asks is dropped unshown. Each answer goes to the
+ * server alone (`tasks/update`), so a task may resume on partial answers.
  */
 export async function followTask(
   created: unknown,
@@ -212,14 +216,13 @@ export async function followTask(
 ): Promise<Record<string, unknown>> {
   const limits: TaskLimits = { ...DEFAULT_TASK_LIMITS, ...options.limits };
   const taskId = taskIdOf(created, limits);
-  const startedAt = Date.now();
-  const deadline = startedAt + limits.maxWaitMs;
+  const deadline = Date.now() + limits.maxWaitMs;
   const own = new AbortController();
   const outer = options.signal;
   const onAbort = () => own.abort(outer?.reason);
-  outer?.addEventListener('abort', onAbort, { once: true });
+  if (outer?.aborted) onAbort();
+  else outer?.addEventListener('abort', onAbort, { once: true });
   const signal = own.signal;
-  const seen = new Set<string>();
   let polls = 0;
   let interval = clampInt(
     (created as { pollIntervalMs?: unknown }).pollIntervalMs,
@@ -227,6 +230,16 @@ export async function followTask(
     limits.maxPollMs,
     limits.defaultPollMs,
   );
+
+  // The questions: keys shown or queued (never shown twice), the queue, what the last poll asked.
+  const seen = new Set<string>();
+  const queue: { key: string; request: TaskInputRequest }[] = [];
+  let asked = new Set<string>();
+  let open: { key: string; controller: AbortController } | undefined;
+  let worker: Promise<void> | undefined;
+  let failure: { error: unknown } | undefined;
+  // Wakes the poll loop's sleep early (a question answered, or the worker failed).
+  let wake: (() => void) | undefined;
 
   const report = (task: Record<string, unknown>, status: TaskStatus) => {
     const message = task.statusMessage;
@@ -239,18 +252,54 @@ export async function followTask(
     });
   };
 
-  // Stops the task on the server, then throws: every way out but completion tells it to stop.
+  async function work(): Promise<void> {
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      const { key, request } = next;
+      if (!asked.has(key)) {
+        seen.delete(key); // withdrawn before it was shown: may be asked again later
+        continue;
+      }
+      open = { key, controller: new AbortController() };
+      const question = AbortSignal.any([signal, open.controller.signal]);
+      const response = await answer(key, request, question);
+      const closed = question.aborted;
+      open = undefined;
+      if (closed) return;
+      const responses: Record<string, unknown> = {};
+      setOwn(responses, key, response);
+      // A refused update (the task moved on meanwhile) shows in the next poll.
+      await wire.update(taskId, responses, signal).catch((error: unknown) => {
+        if (!signal.aborted && !isProtocolError(error)) throw error;
+      });
+      wake?.();
+    }
+  }
+
+  // Every way out but completion tells the server to stop.
   const stop = async (error: Error): Promise<never> => {
+    own.abort();
+    await worker?.catch(() => {});
     await wire.cancel(taskId).catch(() => {});
     throw error;
+  };
+  // A terminal status: close an open question and let the worker end.
+  const settle = async () => {
+    open?.controller.abort();
+    queue.length = 0;
+    await worker?.catch(() => {});
   };
 
   try {
     const first = isObject(created) ? created : {};
-    const firstStatus = typeof first.status === 'string' && STATUSES.has(first.status);
-    if (firstStatus) report(first, first.status as TaskStatus);
+    if (typeof first.status === 'string' && STATUSES.has(first.status))
+      report(first, first.status as TaskStatus);
     for (;;) {
-      if (signal.aborted) return await stop(new TaskCancelled(taskId, true));
+      if (outer?.aborted) return await stop(new TaskCancelled(taskId, true));
+      if (failure !== undefined) {
+        const error = failure.error;
+        if (error instanceof TaskRefused) return await stop(error);
+        throw error;
+      }
       if (polls >= limits.maxPolls)
         return await stop(
           new TaskTimeout(
@@ -270,7 +319,9 @@ export async function followTask(
       try {
         task = await wire.get(taskId, signal);
       } catch (error) {
-        if (signal.aborted) return await stop(new TaskCancelled(taskId, true));
+        if (outer?.aborted) return await stop(new TaskCancelled(taskId, true));
+        own.abort();
+        await worker?.catch(() => {});
         throw error;
       }
       if (!isObject(task) || typeof task.status !== 'string' || !STATUSES.has(task.status))
@@ -288,11 +339,13 @@ export async function followTask(
       report(task, status);
 
       if (status === 'completed') {
+        await settle();
         if (!isObject(task.result))
           throw new TaskRefused('The server completed the task without an inlined result.');
         return task.result;
       }
       if (status === 'failed') {
+        await settle();
         const e = isObject(task.error) ? task.error : {};
         throw new TaskFailed(taskId, {
           code: typeof e.code === 'number' && Number.isInteger(e.code) ? e.code : -32603,
@@ -304,56 +357,61 @@ export async function followTask(
           ...(e.data === undefined ? {} : { data: e.data }),
         });
       }
-      if (status === 'cancelled') throw new TaskCancelled(taskId, false);
+      if (status === 'cancelled') {
+        await settle();
+        throw new TaskCancelled(taskId, false);
+      }
 
-      if (status === 'input_required' && isObject(task.inputRequests)) {
-        const keys = Object.keys(task.inputRequests);
-        if (keys.length > limits.maxInputRequests)
+      const requests =
+        status === 'input_required' && isObject(task.inputRequests) ? task.inputRequests : {};
+      const keys = Object.keys(requests);
+      if (keys.length > limits.maxInputRequests)
+        return await stop(
+          new TaskRefused(
+            `The server asked ${keys.length} questions at once, over the limit of ${limits.maxInputRequests} (limits.maxInputRequests); the task was cancelled.`,
+          ),
+        );
+      asked = new Set(keys);
+      // The server no longer asks the open question (withdrawn, or answered elsewhere): close it.
+      if (open !== undefined && !asked.has(open.key)) open.controller.abort();
+      for (const key of keys) {
+        if (seen.has(key)) continue;
+        if (key.length > limits.maxKeyLength || seen.size >= limits.maxInputKeys)
           return await stop(
             new TaskRefused(
-              `The server asked ${keys.length} questions at once, over the limit of ${limits.maxInputRequests} (limits.maxInputRequests); the task was cancelled.`,
+              key.length > limits.maxKeyLength
+                ? `The server's input request key is over ${limits.maxKeyLength} characters (limits.maxKeyLength); the task was cancelled.`
+                : `The server asked more than ${limits.maxInputKeys} questions in one task (limits.maxInputKeys); the task was cancelled.`,
             ),
           );
-        for (const key of keys) {
-          if (seen.has(key)) continue; // answered or being answered: never shown twice
-          if (key.length > limits.maxKeyLength || seen.size >= limits.maxInputKeys)
-            return await stop(
-              new TaskRefused(
-                key.length > limits.maxKeyLength
-                  ? `The server's input request key is over ${limits.maxKeyLength} characters (limits.maxKeyLength); the task was cancelled.`
-                  : `The server asked more than ${limits.maxInputKeys} questions in one task (limits.maxInputKeys); the task was cancelled.`,
-              ),
-            );
-          seen.add(key);
-          const request = task.inputRequests[key];
-          if (!isObject(request) || typeof request.method !== 'string')
-            return await stop(
-              new TaskRefused(
-                'The server sent an input request without a method; the task was cancelled.',
-              ),
-            );
-          let response: unknown;
-          try {
-            response = await answer(key, request as unknown as TaskInputRequest, signal);
-          } catch (error) {
-            if (signal.aborted) return await stop(new TaskCancelled(taskId, true));
-            if (error instanceof TaskRefused) return await stop(error);
-            throw error;
-          }
-          if (signal.aborted) return await stop(new TaskCancelled(taskId, true));
-          const responses: Record<string, unknown> = {};
-          setOwn(responses, key, response);
-          // A refused update (the task moved on meanwhile) shows in the next poll.
-          await wire.update(taskId, responses, signal).catch((error: unknown) => {
-            if (signal.aborted) return;
-            if (!isProtocolError(error)) throw error;
-          });
-        }
+        const request = requests[key];
+        if (!isObject(request) || typeof request.method !== 'string')
+          return await stop(
+            new TaskRefused(
+              'The server sent an input request without a method; the task was cancelled.',
+            ),
+          );
+        seen.add(key);
+        queue.push({ key, request: request as unknown as TaskInputRequest });
       }
-      await sleep(interval, signal);
+      if (worker === undefined && queue.length > 0)
+        worker = work()
+          .catch((error: unknown) => {
+            failure = { error };
+          })
+          .finally(() => {
+            worker = undefined;
+            wake?.();
+          });
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        void sleep(interval, signal).then(resolve);
+      });
+      wake = undefined;
     }
   } finally {
     outer?.removeEventListener('abort', onAbort);
+    open?.controller.abort();
   }
 }
 

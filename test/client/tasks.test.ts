@@ -221,6 +221,43 @@ describe('following a task', () => {
     await s.close();
   });
 
+  it('keeps polling while a question is open, and closes a question the server withdraws', async () => {
+    const during: string[] = [];
+    let closedByTask = false;
+    let polling = false;
+    const renderer: Renderer = {
+      ...scriptedRenderer({}),
+      form: (_request, signal) =>
+        new Promise((resolve) => {
+          polling = true;
+          signal.addEventListener(
+            'abort',
+            () => {
+              closedByTask = true;
+              resolve({ action: 'cancel' });
+            },
+            { once: true },
+          );
+        }),
+    };
+    const s = await connect({ renderer });
+    let taskId = '';
+    const result = await s.elicit.callTool(
+      { name: 'withdraw', arguments: {} },
+      {
+        onTask: (state) => {
+          taskId = state.taskId;
+          if (polling) during.push(state.status);
+        },
+      },
+    );
+    expect(closedByTask).toBe(true);
+    expect(during.length).toBeGreaterThan(0);
+    expect(textOf(result)).toBe('finished with answers {}');
+    expect(calls('tasks/update', taskId)).toHaveLength(0);
+    await s.close();
+  });
+
   it('resumeTask picks a task up again by id', async () => {
     const s = await connect();
     // A task this client stopped following (as a dropped connection would): the plain SDK call
@@ -266,6 +303,23 @@ describe('bounds on hostile servers', () => {
     expect(error).toBeInstanceOf(TaskRefused);
     expect(error.message).toContain('limits.maxTaskIdLength');
     expect(server.log.filter((e) => String(e.params.taskId ?? '').length > 256)).toEqual([]);
+    await s.close();
+  });
+
+  it('status messages are made inert and cut to limits.maxStatusChars', async () => {
+    const s = await connect();
+    const messages: string[] = [];
+    await s.elicit.callTool(
+      { name: 'noisy', arguments: {} },
+      { onTask: (x) => x.statusMessage !== undefined && messages.push(x.statusMessage) },
+    );
+    expect(messages.length).toBeGreaterThan(0);
+    for (const m of messages) {
+      expect(m.startsWith('⟨ESC[2J⟩⟨ESC[H⟩x')).toBe(true);
+      expect(m).not.toContain('\u001b');
+      expect(m.length).toBeLessThan(260);
+      expect(m).toMatch(/more characters hidden\)$/);
+    }
     await s.close();
   });
 

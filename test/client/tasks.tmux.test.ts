@@ -67,6 +67,7 @@ const MENU = [
   'confirm',
   'two_questions',
   'represent',
+  'withdraw',
   'failing',
   'server_cancels',
   'endless',

@@ -65,6 +65,7 @@ const TOOLS = [
   'confirm',
   'two_questions',
   'represent',
+  'withdraw',
   'failing',
   'server_cancels',
   'endless',
@@ -72,6 +73,7 @@ const TOOLS = [
   'long_id',
   'tool_error',
   'sampling',
+  'noisy',
 ].map((name) => ({
   name,
   description: `fixture ${name}`,
@@ -167,6 +169,19 @@ export async function startTaskServer(options: TaskServerOptions = {}): Promise<
         }
         return;
       }
+      case 'withdraw':
+        // Asks w1, and takes it back two polls later, unanswered; then finishes without it.
+        if (t.step === 1) {
+          t.status = 'input_required';
+          t.pending.w1 = question('Soon withdrawn?');
+        } else if (t.step === 3) {
+          t.status = 'working';
+          t.pending = {};
+        } else if (t.step >= 5) {
+          t.status = 'completed';
+          t.result = text(`finished with answers ${JSON.stringify(t.answers)}`);
+        }
+        return;
       case 'failing':
         t.status = 'failed';
         t.error = { code: -32603, message: 'disk full\u001b[31m', data: { where: 'fixture' } };
@@ -180,6 +195,14 @@ export async function startTaskServer(options: TaskServerOptions = {}): Promise<
       case 'flood':
         t.status = 'input_required';
         for (let i = 0; i < 5000; i++) t.pending[`q${i}`] = question(`Question ${i}`);
+        return;
+      case 'noisy':
+        // A status message that tries to clear the screen, and goes on for pages.
+        t.statusMessage = `\u001b[2J\u001b[H${'x'.repeat(100_000)}`;
+        if (t.step >= 2) {
+          t.status = 'completed';
+          t.result = text('ok');
+        }
         return;
       case 'tool_error':
         t.status = 'completed';
