@@ -3,6 +3,10 @@
  * server on the plain SDK v2 Server over HTTP: polling, questions rendered once across polls,
  * partial answers, failed and cancelled tasks, cancel by signal, and bounds on hostile servers.
  */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -333,5 +337,45 @@ describe('bounds on hostile servers', () => {
     expect(error.message).toContain('sampling/createMessage');
     expect(calls('tasks/cancel', taskId)).toHaveLength(1);
     await s.close();
+  });
+});
+
+describe('elicit connect, non-interactive', () => {
+  it('follows a task, answers its question from --answers, prints the result', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'elicit-tasks-')), 'answers.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        answers: [{ match: 'Delete', action: 'accept', content: { confirm: false } }],
+      }),
+    );
+    const run = (name: string) =>
+      new Promise<{ code: number; out: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          [
+            'src/cli/main.ts',
+            'connect',
+            server.url.href,
+            '--era',
+            'modern',
+            '--call',
+            name,
+            '--answers',
+            file,
+          ],
+          { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 },
+          (error, stdout) =>
+            resolve({ code: error === null ? 0 : Number(error.code ?? 1), out: stdout }),
+        );
+      });
+    const ok = await run('confirm');
+    expect(ok.code).toBe(0);
+    expect(ok.out).toMatch(/Calling confirm: running as task task-\d+-confirm/);
+    expect(ok.out).toContain('Delete the file?');
+    expect(ok.out).toContain('◀ answer: {"action":"accept","content":{"confirm":false}}');
+    const failed = await run('failing');
+    expect(failed.code).toBe(1);
+    expect(failed.out).toContain('The task failed on the server: disk full');
   });
 });
