@@ -37,6 +37,18 @@ const MODERN = [
   'ignore-extra-params',
   'validate-input',
 ].map((s) => `input-required-result-${s}`);
+const TASKS = [
+  'lifecycle',
+  'capability-negotiation',
+  'wire-fields',
+  'request-state-removal',
+  'mrtr-input',
+  'request-headers',
+  'dispatch-and-envelope',
+  'status-notifications',
+  'required-task-error',
+  'mrtr-composition',
+].map((s) => `tasks-${s}`);
 
 interface Job {
   readonly suite: Suite;
@@ -53,6 +65,11 @@ const jobs: Job[] = [
     version: '2025-11-25',
   })),
   ...MODERN.map((scenario) => ({
+    suite: '0.2.0-alpha.12' as const,
+    scenario,
+    version: '2026-07-28',
+  })),
+  ...TASKS.map((scenario) => ({
     suite: '0.2.0-alpha.12' as const,
     scenario,
     version: '2026-07-28',

@@ -53,6 +53,10 @@ export const ELICIT_STATE_TOO_LARGE = 'ELICIT_STATE_TOO_LARGE';
 export const ELICIT_ONCE_STORE_FULL = 'ELICIT_ONCE_STORE_FULL';
 export const ELICIT_ONCE_STORE_UNAVAILABLE = 'ELICIT_ONCE_STORE_UNAVAILABLE';
 export const ELICIT_ONCE_PROCESS_LOCAL = 'ELICIT_ONCE_PROCESS_LOCAL';
+export const ELICIT_TASK_LIMIT = 'ELICIT_TASK_LIMIT';
+export const ELICIT_TASK_TOO_LARGE = 'ELICIT_TASK_TOO_LARGE';
+export const ELICIT_TASK_CONFLICT = 'ELICIT_TASK_CONFLICT';
+export const ELICIT_TASK_STORE_PROCESS_LOCAL = 'ELICIT_TASK_STORE_PROCESS_LOCAL';
 export const ELICIT_PROVIDER_CONFIG = 'ELICIT_PROVIDER_CONFIG';
 export const ELICIT_CONNECT_INSECURE = 'ELICIT_CONNECT_INSECURE';
 export const ELICIT_TOKEN_DESTINATION = 'ELICIT_TOKEN_DESTINATION';
@@ -259,6 +263,27 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
     reach: 'warning',
     meaning:
       'A shared keyring is configured but ask.once markers stay in this process, so replicas could run a step twice.',
+  },
+  [ELICIT_TASK_LIMIT]: {
+    part: 'server',
+    reach: 'local',
+    meaning: 'A principal already has as many live tasks as tasks.maxLivePerPrincipal allows.',
+  },
+  [ELICIT_TASK_TOO_LARGE]: {
+    part: 'server',
+    reach: 'local',
+    meaning: 'A task record (journal, pending requests, result) would exceed tasks.maxRecordBytes.',
+  },
+  [ELICIT_TASK_CONFLICT]: {
+    part: 'server',
+    reach: 'local',
+    meaning: 'A task kept changing under every compare-and-set attempt to update it.',
+  },
+  [ELICIT_TASK_STORE_PROCESS_LOCAL]: {
+    part: 'server',
+    reach: 'warning',
+    meaning:
+      'Tasks are kept in this process only (no store given): they do not survive a restart and replicas cannot see them.',
   },
   [ELICIT_PROVIDER_CONFIG]: {
     part: 'connect',
@@ -495,6 +520,10 @@ export type ElicitErrorCode =
   | typeof ELICIT_ONCE_STORE_FULL
   | typeof ELICIT_ONCE_STORE_UNAVAILABLE
   | typeof ELICIT_ONCE_PROCESS_LOCAL
+  | typeof ELICIT_TASK_LIMIT
+  | typeof ELICIT_TASK_TOO_LARGE
+  | typeof ELICIT_TASK_CONFLICT
+  | typeof ELICIT_TASK_STORE_PROCESS_LOCAL
   | typeof ELICIT_PROVIDER_CONFIG
   | typeof ELICIT_CONNECT_INSECURE
   | typeof ELICIT_TOKEN_DESTINATION
