@@ -557,12 +557,22 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
           const result = await request(
             `Getting prompt ${inert(prompt.name, 60, false)}`,
             (options) =>
-              link.client.getPrompt({ name: prompt.name, arguments: stringArgs(args) }, options),
+              link.elicit.followTasks(
+                () =>
+                  link.client.getPrompt(
+                    { name: prompt.name, arguments: stringArgs(args) },
+                    options,
+                  ),
+                options,
+              ),
           );
           p.log.success(renderPrompt(result, limits), io);
         } else if (kind === 'r') {
           const result = await request(`Reading ${inert(name, 80, false)}`, (options) =>
-            link.client.readResource({ uri: name }, options),
+            link.elicit.followTasks(
+              () => link.client.readResource({ uri: name }, options),
+              options,
+            ),
           );
           p.log.success(renderResource(result, limits), io);
         }

@@ -240,25 +240,20 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
     }
   }
 
+  // A tool call that became a task: its inlined result must be a tool result.
   const callOnce = async (
     params: CallToolParams,
     callOptions?: CallToolOptions & TaskCallOptions,
   ) => {
-    let taskResult = false;
-    const result = await followTasks(
-      async () => {
-        const sync = await client.callTool(params, callOptions);
-        return sync;
+    let followed = false;
+    const result = await followTasks(() => client.callTool(params, callOptions), {
+      signal: callOptions?.signal,
+      onTask: (state) => {
+        followed = true;
+        callOptions?.onTask?.(state);
       },
-      {
-        signal: callOptions?.signal,
-        onTask: (state) => {
-          taskResult = true;
-          callOptions?.onTask?.(state);
-        },
-      },
-    );
-    if (taskResult && !isCallToolResult(result))
+    });
+    if (followed && !isCallToolResult(result))
       throw new TaskRefused('The task completed with a result that is not a tool result.');
     return result;
   };

@@ -232,10 +232,14 @@ async function start(era: string): Promise<void> {
       if (args === undefined) return;
       log(`▶ prompt ${prompt.name}`);
       try {
-        const result = await activity('prompt', prompt.name, label, (signal, onprogress) =>
-          client.getPrompt(
-            { name: prompt.name, arguments: args as Record<string, string> },
-            { timeout: 600_000, signal, onprogress },
+        const result = await activity('prompt', prompt.name, label, (signal, onprogress, onTask) =>
+          elicit.followTasks(
+            () =>
+              client.getPrompt(
+                { name: prompt.name, arguments: args as Record<string, string> },
+                { timeout: 600_000, signal, onprogress },
+              ),
+            { signal, onTask },
           ),
         );
         if (result === undefined) return;
