@@ -39,7 +39,7 @@ function build(store: Store, limits: Record<string, number> = {}) {
       const ok = await ask.form('confirm', form({ ok: boolean({ title: 'Order?' }) }));
       if (ok.action !== 'accept' || !ok.content.ok) return 'not ordered';
       const ref = await ask.step('charge', () => `R-${++calls.charge}`);
-      const size = await ask.form('size', form({ n: integer({ minimum: 1, maximum: 9 }) }));
+      const size = await ask.form('size', form({ n: integer({ min: 1, max: 9 }) }));
       return `ordered ${ref} x${size.action === 'accept' ? size.content.n : 0}`;
     })
     .tool('pair', { task: 'optional' }, async (_args, ask) => {

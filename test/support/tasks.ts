@@ -27,7 +27,11 @@ export interface Reply {
     taskId?: string;
     status?: string;
     inputRequests?: Record<string, { method: string; params: { message?: string } }>;
-    result?: { content?: { type: string; text: string }[]; isError?: boolean };
+    result?: {
+      content?: { type: string; text: string }[];
+      isError?: boolean;
+      _meta?: Record<string, unknown>;
+    };
     error?: { code: number; message: string };
     content?: { type: string; text: string }[];
     isError?: boolean;
