@@ -10,6 +10,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { boolean, choice, email, form, integer, number, text } from '../../src/schema/index.ts';
 import { createServer, httpEntry, listen, stdio } from '../../src/server/index.ts';
+import { memoryStore } from '../../src/store/index.ts';
 
 const contact = form({ username: text({ title: 'Username' }), email: email({ title: 'Email' }) });
 const defaults = form({
@@ -66,7 +67,12 @@ const name = form({ name: text({ title: 'Name' }) });
 const show = (r: { action: string; content?: unknown }) =>
   `Elicitation completed: action=${r.action}, content=${JSON.stringify('content' in r ? r.content : {})}`;
 
-export const app = createServer({ name: 'elicit-conformance', version: '1.0.0' })
+// Tasks live in this process: the suite runs against one server that it starts afresh.
+export const app = createServer({
+  name: 'elicit-conformance',
+  version: '1.0.0',
+  tasks: { store: memoryStore() },
+})
   // 2025-11-25
   .tool(
     'test_elicitation',
