@@ -53,6 +53,10 @@ export const ELICIT_STATE_TOO_LARGE = 'ELICIT_STATE_TOO_LARGE';
 export const ELICIT_ONCE_STORE_FULL = 'ELICIT_ONCE_STORE_FULL';
 export const ELICIT_ONCE_STORE_UNAVAILABLE = 'ELICIT_ONCE_STORE_UNAVAILABLE';
 export const ELICIT_ONCE_PROCESS_LOCAL = 'ELICIT_ONCE_PROCESS_LOCAL';
+export const ELICIT_TASK_LIMIT = 'ELICIT_TASK_LIMIT';
+export const ELICIT_TASK_TOO_LARGE = 'ELICIT_TASK_TOO_LARGE';
+export const ELICIT_TASK_CONFLICT = 'ELICIT_TASK_CONFLICT';
+export const ELICIT_TASK_STORE_PROCESS_LOCAL = 'ELICIT_TASK_STORE_PROCESS_LOCAL';
 export const ELICIT_PROVIDER_CONFIG = 'ELICIT_PROVIDER_CONFIG';
 export const ELICIT_CONNECT_INSECURE = 'ELICIT_CONNECT_INSECURE';
 export const ELICIT_TOKEN_DESTINATION = 'ELICIT_TOKEN_DESTINATION';
@@ -69,6 +73,10 @@ export const ELICIT_STORE_TTL = 'ELICIT_STORE_TTL';
 export const ELICIT_ELICITATION_REFUSED = 'ELICIT_ELICITATION_REFUSED';
 export const ELICIT_URL_TIMEOUT = 'ELICIT_URL_TIMEOUT';
 export const ELICIT_URL_LOOP = 'ELICIT_URL_LOOP';
+export const ELICIT_TASK_FAILED = 'ELICIT_TASK_FAILED';
+export const ELICIT_TASK_CANCELLED = 'ELICIT_TASK_CANCELLED';
+export const ELICIT_TASK_REFUSED = 'ELICIT_TASK_REFUSED';
+export const ELICIT_TASK_TIMEOUT = 'ELICIT_TASK_TIMEOUT';
 export const ELICIT_SIGNIN_UNSAFE_URL = 'ELICIT_SIGNIN_UNSAFE_URL';
 export const ELICIT_SIGNIN_STATE = 'ELICIT_SIGNIN_STATE';
 export const ELICIT_SIGNIN_NO_FLOW = 'ELICIT_SIGNIN_NO_FLOW';
@@ -256,6 +264,27 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
     meaning:
       'A shared keyring is configured but ask.once markers stay in this process, so replicas could run a step twice.',
   },
+  [ELICIT_TASK_LIMIT]: {
+    part: 'server',
+    reach: 'local',
+    meaning: 'A principal already has as many live tasks as tasks.maxLivePerPrincipal allows.',
+  },
+  [ELICIT_TASK_TOO_LARGE]: {
+    part: 'server',
+    reach: 'local',
+    meaning: 'A task record (journal, pending requests, result) would exceed tasks.maxRecordBytes.',
+  },
+  [ELICIT_TASK_CONFLICT]: {
+    part: 'server',
+    reach: 'local',
+    meaning: 'A task kept changing under every compare-and-set attempt to update it.',
+  },
+  [ELICIT_TASK_STORE_PROCESS_LOCAL]: {
+    part: 'server',
+    reach: 'warning',
+    meaning:
+      'Tasks are kept in this process only (no store given): they do not survive a restart and replicas cannot see them.',
+  },
   [ELICIT_PROVIDER_CONFIG]: {
     part: 'connect',
     reach: 'local',
@@ -340,6 +369,30 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
     reach: 'local',
     meaning:
       'The server asked again for the same pages after they completed (-32042 loop); the call was stopped.',
+  },
+  [ELICIT_TASK_FAILED]: {
+    part: 'client',
+    reach: 'local',
+    meaning:
+      'A task the client followed ended in `failed`; the error carries the inlined JSON-RPC error (code, message).',
+  },
+  [ELICIT_TASK_CANCELLED]: {
+    part: 'client',
+    reach: 'local',
+    meaning:
+      'A followed task ended in `cancelled`: the server cancelled it, or the call was aborted and the client sent tasks/cancel.',
+  },
+  [ELICIT_TASK_REFUSED]: {
+    part: 'client',
+    reach: 'local',
+    meaning:
+      "A server sent a task outside the client's bounds (id, questions per poll or per task, unknown status or input method); the client sent tasks/cancel.",
+  },
+  [ELICIT_TASK_TIMEOUT]: {
+    part: 'client',
+    reach: 'local',
+    meaning:
+      'A followed task did not end within limits.maxPolls or limits.maxWaitMs; the client sent tasks/cancel.',
   },
   [ELICIT_SIGNIN_UNSAFE_URL]: {
     part: 'cli',
@@ -467,6 +520,10 @@ export type ElicitErrorCode =
   | typeof ELICIT_ONCE_STORE_FULL
   | typeof ELICIT_ONCE_STORE_UNAVAILABLE
   | typeof ELICIT_ONCE_PROCESS_LOCAL
+  | typeof ELICIT_TASK_LIMIT
+  | typeof ELICIT_TASK_TOO_LARGE
+  | typeof ELICIT_TASK_CONFLICT
+  | typeof ELICIT_TASK_STORE_PROCESS_LOCAL
   | typeof ELICIT_PROVIDER_CONFIG
   | typeof ELICIT_CONNECT_INSECURE
   | typeof ELICIT_TOKEN_DESTINATION
@@ -483,6 +540,10 @@ export type ElicitErrorCode =
   | typeof ELICIT_ELICITATION_REFUSED
   | typeof ELICIT_URL_TIMEOUT
   | typeof ELICIT_URL_LOOP
+  | typeof ELICIT_TASK_FAILED
+  | typeof ELICIT_TASK_CANCELLED
+  | typeof ELICIT_TASK_REFUSED
+  | typeof ELICIT_TASK_TIMEOUT
   | typeof ELICIT_SIGNIN_UNSAFE_URL
   | typeof ELICIT_SIGNIN_STATE
   | typeof ELICIT_SIGNIN_NO_FLOW

@@ -10,6 +10,7 @@ export {
   type PromptHandler,
   type ResourceConfig,
   type ResourceHandler,
+  type TaskOptions,
   type ToolConfig,
   type ToolHandler,
   type ToolOutput,
@@ -66,6 +67,13 @@ export {
 } from './seal.ts';
 export { DEFAULT_SESSION_LIMITS, type SessionLimits } from './sessions.ts';
 export { stdio } from './stdio.ts';
+export {
+  DEFAULT_TASK_LIMITS,
+  TaskConflictError,
+  TaskLimitError,
+  type TaskLimits,
+  TaskTooLargeError,
+} from './tasks/records.ts';
 export {
   type Connection,
   ConnectNotConfiguredError,
