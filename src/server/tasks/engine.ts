@@ -106,7 +106,7 @@ export function settleFailure(error: unknown): { result: CallToolResult } | { er
 
 const wireKey = (ask: string) => `${ask}~${Buffer.from(pooledRandom(9)).toString('base64url')}`;
 
-const leaseFor = (host: TaskHost) => ({
+export const leaseFor = (host: TaskHost) => ({
   owner: host.owner,
   until: Date.now() + host.limits.leaseMs,
 });
@@ -271,7 +271,7 @@ export async function drive(
       for (const [ask, request] of run.pending)
         pending[wireKey(ask)] = { ask, request } as unknown as Json;
       journal.p = [];
-      const next = await update((r) =>
+      await update((r) =>
         isTerminal(r.status)
           ? undefined
           : {
@@ -282,7 +282,6 @@ export async function drive(
               context: { ...context, rounds } as unknown as Json,
             },
       );
-      if (next === undefined || !next.changed) return;
       return;
     }
     await settle(update, { result: toToolResult(out as ToolOutput) });
@@ -292,7 +291,8 @@ export async function drive(
   } finally {
     clearInterval(renew);
     if (progressTimer !== undefined) clearTimeout(progressTimer);
-    host.running.delete(id);
+    // A run started by an answer that came in while this one was parking keeps its entry.
+    if (host.running.get(id) === abort) host.running.delete(id);
   }
 }
 
@@ -361,8 +361,6 @@ export async function recover(host: TaskHost, record: TaskRecord): Promise<boole
   );
   return updated?.changed === true && updated.record.lease?.owner === host.owner;
 }
-
-export { leaseFor };
 
 /** A protocol error for a task that cannot be found (unknown, expired, or another principal's). */
 export const unknownTask = () =>
