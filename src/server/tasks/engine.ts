@@ -181,7 +181,7 @@ export async function drive(
   );
   renew.unref();
   let progressTimer: NodeJS.Timeout | undefined;
-  let latest: { progress: number; total?: number; message?: string } | undefined;
+  let latest: Progress | undefined;
   let lastWrite = 0;
   const flush = () => {
     progressTimer = undefined;
@@ -189,20 +189,11 @@ export async function drive(
     if (p === undefined) return;
     latest = undefined;
     lastWrite = Date.now();
-    void update((r) =>
-      r.status === 'working'
-        ? {
-            ...r,
-            progress: {
-              progress: p.progress,
-              ...(p.total === undefined ? {} : { total: p.total }),
-            },
-            ...(p.message === undefined ? {} : { statusMessage: p.message }),
-          }
-        : undefined,
-    ).catch(() => {});
+    void update((r) => (r.status === 'working' ? { ...r, ...progressFields(p) } : undefined)).catch(
+      () => {},
+    );
   };
-  const onProgress = (p: { progress: number; total?: number; message?: string }) => {
+  const onProgress = (p: Progress) => {
     latest = p;
     if (progressTimer !== undefined) return;
     const wait = Math.max(0, lastWrite + host.limits.progressEveryMs - Date.now());
@@ -271,11 +262,17 @@ export async function drive(
       for (const [ask, request] of run.pending)
         pending[wireKey(ask)] = { ask, request } as unknown as Json;
       journal.p = [];
+      // Progress not yet written goes with the parking write: the status message stays visible.
+      if (progressTimer !== undefined) clearTimeout(progressTimer);
+      progressTimer = undefined;
+      const p = latest;
+      latest = undefined;
       await update((r) =>
         isTerminal(r.status)
           ? undefined
           : {
-              ...without(r, 'answers', 'lease', 'progress', 'statusMessage'),
+              ...without(r, 'answers', 'lease'),
+              ...(p === undefined ? {} : progressFields(p)),
               status: 'input_required',
               journal: journal as unknown as Json,
               pending,
@@ -295,6 +292,14 @@ export async function drive(
     if (host.running.get(id) === abort) host.running.delete(id);
   }
 }
+
+type Progress = { progress: number; total?: number; message?: string };
+
+/** A progress report as record fields. */
+const progressFields = (p: Progress) => ({
+  progress: { progress: p.progress, ...(p.total === undefined ? {} : { total: p.total }) },
+  ...(p.message === undefined ? {} : { statusMessage: p.message }),
+});
 
 type Update = (change: (r: TaskRecord) => TaskRecord | undefined) => Promise<unknown>;
 
