@@ -64,7 +64,7 @@ describe.each([
       expect(proxy.hits.every((h) => h > TASKS)).toBe(true);
     } finally {
       await proxy.close();
-      for (const r of replicas) await stop(r);
+      for (const r of replicas) await stop(r, 'SIGKILL');
     }
   }, 120_000);
 });

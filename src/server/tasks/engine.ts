@@ -148,7 +148,18 @@ function taskContext(
  * brought it here; the caller has taken the lease. Settles the record: completed, failed,
  * cancelled, or parked in `input_required` with fresh keys.
  */
-export async function drive(
+export function drive(
+  host: TaskHost,
+  id: string,
+  principal: string,
+  base: ServerContext,
+): Promise<void> {
+  // Runs detached from any request: a store that fails here leaves the lease to lapse, and the
+  // next tasks/get takes the task over (or fails it once it was taken over too often).
+  return runOnce(host, id, principal, base).catch(() => {});
+}
+
+async function runOnce(
   host: TaskHost,
   id: string,
   principal: string,
