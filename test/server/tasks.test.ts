@@ -447,3 +447,37 @@ describe('tasks: composition, progress, bounds', () => {
     expect(r.error?.code).toBe(-32602);
   });
 });
+
+describe('tasks: what a peer may send', () => {
+  it('refuses oversized answers and odd task ids without touching the store', async () => {
+    const { entry } = build(memoryStore());
+    const id = String(
+      (await rpc(entry, 'tools/call', { name: 'pair', arguments: {} }, { user: 'al' })).result
+        ?.taskId,
+    );
+    await until(entry, id, 'input_required', { user: 'al' });
+    const big = { action: 'accept', content: { name: 'x'.repeat(1_100_000) } };
+    const r = await rpc(
+      entry,
+      'tasks/update',
+      { taskId: id, inputResponses: { a: big } },
+      { user: 'al' },
+    );
+    expect(r.error?.code).toBe(-32602);
+    const many = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, accept({})]));
+    const flood = await rpc(
+      entry,
+      'tasks/update',
+      { taskId: id, inputResponses: many },
+      { user: 'al' },
+    );
+    expect(flood.error?.code).toBe(-32602);
+    for (const taskId of ['../task:x', 'x'.repeat(600), 42, '']) {
+      const got = await rpc(entry, 'tasks/get', { taskId }, { user: 'al' });
+      expect(got.error?.code, String(taskId).slice(0, 20)).toBe(-32602);
+    }
+    expect((await until(entry, id, 'input_required', { user: 'al' })).status).toBe(
+      'input_required',
+    );
+  });
+});
