@@ -169,8 +169,10 @@ export async function invoke(
   try {
     out = await entry.handler(args, modernAsk(run), ctx);
   } catch (error) {
-    if (error === ESCALATE && run.pending.size === 0) return becomeTask(run.journal);
-    if (error !== SUSPEND) return failed(server, error, kind, era, ctx);
+    // ask.background() with asks still pending (inside ask.all, say) waits for their round.
+    if (error === ESCALATE) {
+      if (run.pending.size === 0) return becomeTask(run.journal);
+    } else if (error !== SUSPEND) return failed(server, error, kind, era, ctx);
   }
   // Pending asks win even if the handler caught the suspension and returned something.
   if (run.pending.size > 0) {

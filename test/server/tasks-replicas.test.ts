@@ -27,10 +27,12 @@ describe.each([
   it(`${TASKS} tasks complete whichever replica each request lands on`, async () => {
     const store = storeArg();
     const ports = [await freePort(), await freePort()];
-    const replicas = await Promise.all(
-      ports.map((p) => startProcess('test/fixtures/task-replica.ts', [String(p), store])),
-    );
-    children.push(...replicas);
+    const replicas: ChildProcess[] = [];
+    for (const p of ports) {
+      const child = await startProcess('test/fixtures/task-replica.ts', [String(p), store]);
+      children.push(child);
+      replicas.push(child);
+    }
     const proxy = await startProxy(ports);
     const url = new URL(`http://127.0.0.1:${proxy.port}/mcp`);
     try {
@@ -64,7 +66,7 @@ describe.each([
       expect(proxy.hits.every((h) => h > TASKS)).toBe(true);
     } finally {
       await proxy.close();
-      for (const r of replicas) await stop(r);
+      for (const r of replicas) await stop(r, 'SIGKILL');
     }
   }, 120_000);
 });

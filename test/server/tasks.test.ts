@@ -7,6 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { boolean, form, integer, text } from '../../src/schema/index.ts';
 import { createServer, type ElicitWarning, httpEntry } from '../../src/server/index.ts';
@@ -297,5 +298,186 @@ describe('tasks: who may see them, caps, refusals', () => {
     app.build('modern');
     app.build('modern');
     expect(warnings.map((w) => w.code)).toEqual(['ELICIT_TASK_STORE_PROCESS_LOCAL']);
+  });
+});
+
+describe('tasks: composition, progress, bounds', () => {
+  function more(limits: Record<string, number> = {}) {
+    const app = createServer({
+      name: 'more',
+      version: '1',
+      store: memoryStore(),
+      tasks: { limits: { progressEveryMs: 1, ...limits } },
+    })
+      .tool('intake', { task: 'optional', taskStart: 'background' }, async (_args, ask) => {
+        const r = await ask.form('who', form({ name: text() }));
+        await ask.background();
+        const n = await ask.once('ticket', () => 7);
+        return `ticket ${n} for ${r.action === 'accept' ? r.content.name : r.action}`;
+      })
+      .tool('report', { task: 'optional' }, async (_args, ask, ctx) => {
+        const token = ctx.mcpReq._meta?.progressToken;
+        if (token !== undefined)
+          await ctx.mcpReq.notify({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: 1, total: 2, message: 'half way' },
+          });
+        await ask.confirm('more', 'Go on?');
+        return 'x';
+      })
+      .tool('huge', { task: 'optional' }, async () => 'x'.repeat(5000))
+      .tool('broken', { task: 'optional' }, async () => {
+        throw new ProtocolError(ProtocolErrorCode.InternalError, 'gone wrong');
+      });
+    return httpEntry(app, { authInfo: userAuth });
+  }
+
+  it('answers the first asks in rounds, then becomes a task at ask.background()', async () => {
+    const entry = more();
+    const one = await rpc(entry, 'tools/call', { name: 'intake', arguments: {} }, { user: 'al' });
+    expect(one.result?.resultType).toBe('input_required');
+    expect(one.result).not.toHaveProperty('taskId');
+    const two = await rpc(
+      entry,
+      'tools/call',
+      {
+        name: 'intake',
+        arguments: {},
+        inputResponses: { who: accept({ name: 'Alice' }) },
+        requestState: one.result?.requestState,
+      },
+      { user: 'al' },
+    );
+    expect(two.result?.resultType).toBe('task');
+    expect(two.result).not.toHaveProperty('requestState');
+    const done = await until(entry, String(two.result?.taskId), 'completed', { user: 'al' });
+    expect(resultText(done)).toBe('ticket 7 for Alice');
+    // Without the extension the same handler runs through in rounds.
+    const plain = await rpc(
+      entry,
+      'tools/call',
+      { name: 'intake', arguments: {}, inputResponses: { who: accept({ name: 'Bo' }) } },
+      { user: 'al', meta: MODERN_META },
+    );
+    expect(plain.result?.content?.[0]?.text).toBe('ticket 7 for Bo');
+  });
+
+  it('shows progress as the status message and never takes an answer for an older key', async () => {
+    const entry = more();
+    const id = String(
+      (await rpc(entry, 'tools/call', { name: 'report', arguments: {} }, { user: 'al' })).result
+        ?.taskId,
+    );
+    let parked = await until(entry, id, 'input_required', { user: 'al' });
+    expect(parked.statusMessage).toBe('half way');
+    const [old] = Object.keys(parked.inputRequests ?? {});
+    await rpc(
+      entry,
+      'tasks/update',
+      { taskId: id, inputResponses: { [String(old)]: accept({ confirmed: 'maybe' }) } },
+      { user: 'al' },
+    );
+    parked = await until(entry, id, 'input_required', { user: 'al' });
+    const [fresh] = Object.keys(parked.inputRequests ?? {});
+    expect(fresh).not.toBe(old);
+    // The old key is no longer asked: its answer is ignored and the task stays parked.
+    await rpc(
+      entry,
+      'tasks/update',
+      { taskId: id, inputResponses: { [String(old)]: accept({ confirmed: true }) } },
+      { user: 'al' },
+    );
+    const still = await until(entry, id, 'input_required', { user: 'al' });
+    expect(Object.keys(still.inputRequests ?? {})).toEqual([fresh]);
+  });
+
+  it('fails on a protocol error, bounds the record and the rounds', async () => {
+    const entry = more({ maxRecordBytes: 2048 });
+    const call = async (name: string) =>
+      String(
+        (await rpc(entry, 'tools/call', { name, arguments: {} }, { user: 'al' })).result?.taskId,
+      );
+    const broken = await until(entry, await call('broken'), 'failed', { user: 'al' });
+    expect(broken.status).toBe('failed');
+    expect(broken.error).toMatchObject({ code: -32603, message: 'gone wrong' });
+    expect(broken).not.toHaveProperty('result');
+    const huge = await until(entry, await call('huge'), 'completed', { user: 'al' });
+    expect(huge.result?.isError).toBe(true);
+    expect(huge.result?._meta).toMatchObject({ 'elicit/error': 'ELICIT_TASK_TOO_LARGE' });
+
+    const app = createServer({
+      name: 'rounds',
+      version: '1',
+      store: memoryStore(),
+      limits: { maxRounds: 2 },
+    }).tool('chatty', { task: 'optional' }, async (_args, ask) => {
+      for (let i = 0; i < 5; i++) await ask.confirm(`q${i}`, `Question ${i}?`);
+      return 'done';
+    });
+    const e2 = httpEntry(app, { authInfo: userAuth });
+    const id = String(
+      (await rpc(e2, 'tools/call', { name: 'chatty', arguments: {} }, { user: 'al' })).result
+        ?.taskId,
+    );
+    let task = await until(e2, id, 'input_required', { user: 'al' });
+    while (task.status === 'input_required') {
+      const [key] = Object.keys(task.inputRequests ?? {});
+      await rpc(
+        e2,
+        'tasks/update',
+        { taskId: id, inputResponses: { [String(key)]: accept({ confirmed: true }) } },
+        { user: 'al' },
+      );
+      task = await until(e2, id, 'input_required', { user: 'al' });
+    }
+    expect(task.result?._meta).toMatchObject({ 'elicit/error': 'ELICIT_TOO_MANY_ROUNDS' });
+  });
+
+  it('forgets a task once its ttlMs has passed (the store expires it)', async () => {
+    const entry = more({ ttlMs: 50 });
+    const id = String(
+      (await rpc(entry, 'tools/call', { name: 'report', arguments: {} }, { user: 'al' })).result
+        ?.taskId,
+    );
+    let r = await rpc(entry, 'tasks/get', { taskId: id }, { user: 'al' });
+    for (let i = 0; i < 500 && r.error === undefined; i++) {
+      await sleep(10);
+      r = await rpc(entry, 'tasks/get', { taskId: id }, { user: 'al' });
+    }
+    expect(r.error?.code).toBe(-32602);
+  });
+});
+
+describe('tasks: what a peer may send', () => {
+  it('refuses oversized answers and odd task ids without touching the store', async () => {
+    const { entry } = build(memoryStore());
+    const id = String(
+      (await rpc(entry, 'tools/call', { name: 'pair', arguments: {} }, { user: 'al' })).result
+        ?.taskId,
+    );
+    await until(entry, id, 'input_required', { user: 'al' });
+    const big = { action: 'accept', content: { name: 'x'.repeat(1_100_000) } };
+    const r = await rpc(
+      entry,
+      'tasks/update',
+      { taskId: id, inputResponses: { a: big } },
+      { user: 'al' },
+    );
+    expect(r.error?.code).toBe(-32602);
+    const many = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, accept({})]));
+    const flood = await rpc(
+      entry,
+      'tasks/update',
+      { taskId: id, inputResponses: many },
+      { user: 'al' },
+    );
+    expect(flood.error?.code).toBe(-32602);
+    for (const taskId of ['../task:x', 'x'.repeat(600), 42, '']) {
+      const got = await rpc(entry, 'tasks/get', { taskId }, { user: 'al' });
+      expect(got.error?.code, String(taskId).slice(0, 20)).toBe(-32602);
+    }
+    expect((await until(entry, id, 'input_required', { user: 'al' })).status).toBe(
+      'input_required',
+    );
   });
 });

@@ -21,7 +21,11 @@ export function startProcess(
     const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    const timer = setTimeout(() => reject(new Error(`${script} did not start`)), 20_000);
+    // One that does not start in time is killed, so no test leaves it running.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${script} did not start`));
+    }, 20_000);
     child.stdout?.on('data', (d: Buffer) => {
       if (d.toString().includes('ready')) {
         clearTimeout(timer);

@@ -73,9 +73,11 @@ export async function rpc(
     method,
     params: { ...params, _meta: options.meta ?? TASKS_META },
   });
+  // A request that never gets an answer fails the test instead of hanging it.
+  const signal = AbortSignal.timeout(30_000);
   const res =
     target instanceof URL
-      ? await fetch(target, { method: 'POST', headers, body })
+      ? await fetch(target, { method: 'POST', headers, body, signal })
       : await target.fetch(
           new Request('http://127.0.0.1/mcp', {
             method: 'POST',

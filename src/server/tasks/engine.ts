@@ -106,7 +106,7 @@ export function settleFailure(error: unknown): { result: CallToolResult } | { er
 
 const wireKey = (ask: string) => `${ask}~${Buffer.from(pooledRandom(9)).toString('base64url')}`;
 
-const leaseFor = (host: TaskHost) => ({
+export const leaseFor = (host: TaskHost) => ({
   owner: host.owner,
   until: Date.now() + host.limits.leaseMs,
 });
@@ -148,7 +148,18 @@ function taskContext(
  * brought it here; the caller has taken the lease. Settles the record: completed, failed,
  * cancelled, or parked in `input_required` with fresh keys.
  */
-export async function drive(
+export function drive(
+  host: TaskHost,
+  id: string,
+  principal: string,
+  base: ServerContext,
+): Promise<void> {
+  // Runs detached from any request: a store that fails here leaves the lease to lapse, and the
+  // next tasks/get takes the task over (or fails it once it was taken over too often).
+  return runOnce(host, id, principal, base).catch(() => {});
+}
+
+async function runOnce(
   host: TaskHost,
   id: string,
   principal: string,
@@ -181,7 +192,7 @@ export async function drive(
   );
   renew.unref();
   let progressTimer: NodeJS.Timeout | undefined;
-  let latest: { progress: number; total?: number; message?: string } | undefined;
+  let latest: Progress | undefined;
   let lastWrite = 0;
   const flush = () => {
     progressTimer = undefined;
@@ -189,20 +200,11 @@ export async function drive(
     if (p === undefined) return;
     latest = undefined;
     lastWrite = Date.now();
-    void update((r) =>
-      r.status === 'working'
-        ? {
-            ...r,
-            progress: {
-              progress: p.progress,
-              ...(p.total === undefined ? {} : { total: p.total }),
-            },
-            ...(p.message === undefined ? {} : { statusMessage: p.message }),
-          }
-        : undefined,
-    ).catch(() => {});
+    void update((r) => (r.status === 'working' ? { ...r, ...progressFields(p) } : undefined)).catch(
+      () => {},
+    );
   };
-  const onProgress = (p: { progress: number; total?: number; message?: string }) => {
+  const onProgress = (p: Progress) => {
     latest = p;
     if (progressTimer !== undefined) return;
     const wait = Math.max(0, lastWrite + host.limits.progressEveryMs - Date.now());
@@ -271,18 +273,23 @@ export async function drive(
       for (const [ask, request] of run.pending)
         pending[wireKey(ask)] = { ask, request } as unknown as Json;
       journal.p = [];
-      const next = await update((r) =>
+      // Progress not yet written goes with the parking write: the status message stays visible.
+      if (progressTimer !== undefined) clearTimeout(progressTimer);
+      progressTimer = undefined;
+      const p = latest;
+      latest = undefined;
+      await update((r) =>
         isTerminal(r.status)
           ? undefined
           : {
-              ...without(r, 'answers', 'lease', 'progress', 'statusMessage'),
+              ...without(r, 'answers', 'lease'),
+              ...(p === undefined ? {} : progressFields(p)),
               status: 'input_required',
               journal: journal as unknown as Json,
               pending,
               context: { ...context, rounds } as unknown as Json,
             },
       );
-      if (next === undefined || !next.changed) return;
       return;
     }
     await settle(update, { result: toToolResult(out as ToolOutput) });
@@ -292,9 +299,18 @@ export async function drive(
   } finally {
     clearInterval(renew);
     if (progressTimer !== undefined) clearTimeout(progressTimer);
-    host.running.delete(id);
+    // A run started by an answer that came in while this one was parking keeps its entry.
+    if (host.running.get(id) === abort) host.running.delete(id);
   }
 }
+
+type Progress = { progress: number; total?: number; message?: string };
+
+/** A progress report as record fields. */
+const progressFields = (p: Progress) => ({
+  progress: { progress: p.progress, ...(p.total === undefined ? {} : { total: p.total }) },
+  ...(p.message === undefined ? {} : { statusMessage: p.message }),
+});
 
 type Update = (change: (r: TaskRecord) => TaskRecord | undefined) => Promise<unknown>;
 
@@ -361,8 +377,6 @@ export async function recover(host: TaskHost, record: TaskRecord): Promise<boole
   );
   return updated?.changed === true && updated.record.lease?.owner === host.owner;
 }
-
-export { leaseFor };
 
 /** A protocol error for a task that cannot be found (unknown, expired, or another principal's). */
 export const unknownTask = () =>

@@ -1,0 +1,209 @@
+/**
+ * Tasks (2026-07-28 extension) beside the plain SDK in the same run. The SDK has no tasks
+ * runtime, so the baselines are its nearest equivalents: a person waiting is a pushed
+ * elicitation held open on a 2025 session (heap per waiting ask), and a task poll is the same
+ * request shape answered by an SDK handler that reads nothing (the floor of a modern request).
+ * - heap per parked task (memory and SQLite stores);
+ * - tasks/get throughput on SQLite and Redis;
+ * - time from tasks/update to the resumed handler running again.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { boolean, form } from '../src/schema/index.ts';
+import { createServer, httpEntry } from '../src/server/index.ts';
+import { memoryStore, redisStore, type Store, sqliteStore } from '../src/store/index.ts';
+import { accept, rpc, until } from '../test/support/tasks.ts';
+import { type Row, timeAsyncMs } from './harness.ts';
+
+const PARKED = Number(process.env.BENCH_PARKED ?? 500);
+const KIB = 1024;
+const gc = (globalThis as { gc?: () => void }).gc;
+const heap = () => {
+  gc?.();
+  gc?.();
+  return process.memoryUsage().heapUsed;
+};
+
+let resumedAt = 0;
+function app(store: Store) {
+  return createServer({
+    name: 'bench',
+    version: '1',
+    tasks: { store, limits: { maxLivePerPrincipal: 100_000 } },
+  }).tool('job', { task: 'optional' }, async (_args, ask) => {
+    const r = await ask.form('go', form({ go: boolean() }));
+    resumedAt = performance.now();
+    return r.action;
+  });
+}
+
+/** Heap per task parked in input_required (records, plus nothing running). */
+async function parkedHeap(store: Store): Promise<number> {
+  const entry = httpEntry(app(store));
+  const first = String(
+    (await rpc(entry, 'tools/call', { name: 'job', arguments: {} })).result?.taskId,
+  );
+  await until(entry, first, 'input_required');
+  const before = heap();
+  const ids: string[] = [];
+  for (let i = 0; i < PARKED; i++)
+    ids.push(
+      String((await rpc(entry, 'tools/call', { name: 'job', arguments: {} })).result?.taskId),
+    );
+  await until(entry, ids[ids.length - 1] as string, 'input_required');
+  const per = (heap() - before) / PARKED / KIB;
+  await entry.close();
+  return per;
+}
+
+/** Heap per elicitation the plain SDK holds open for a person on a 2025 session. */
+async function sdkWaitingHeap(): Promise<number> {
+  const server = new McpServer({ name: 'sdk', version: '1' });
+  server.registerTool('wait', {}, async (ctx) => {
+    const r = await ctx.mcpReq.elicitInput(
+      {
+        message: 'Go?',
+        requestedSchema: { type: 'object', properties: { go: { type: 'boolean' } } },
+      },
+      { relatedRequestId: ctx.mcpReq.id, timeout: 600_000 },
+    );
+    return { content: [{ type: 'text', text: r.action }] };
+  });
+  const [ct, st] = InMemoryTransport.createLinkedPair();
+  await server.connect(st);
+  const client = new Client({ name: 'b', version: '1' }, { capabilities: { elicitation: {} } });
+  let asked = 0;
+  client.setRequestHandler('elicitation/create', () => {
+    asked++;
+    return new Promise<never>(() => {});
+  });
+  await client.connect(ct);
+  const before = heap();
+  const calls = Array.from({ length: PARKED }, () =>
+    client.callTool({ name: 'wait', arguments: {} }, { timeout: 600_000 }).catch(() => {}),
+  );
+  while (asked < PARKED) await new Promise((r) => setTimeout(r, 10));
+  const per = (heap() - before) / PARKED / KIB;
+  await client.close();
+  await Promise.all(calls);
+  return per;
+}
+
+/** ms per tasks/get of a parked task. */
+async function getMs(store: Store): Promise<number> {
+  const entry = httpEntry(app(store));
+  const id = String(
+    (await rpc(entry, 'tools/call', { name: 'job', arguments: {} })).result?.taskId,
+  );
+  await until(entry, id, 'input_required');
+  const ms = await timeAsyncMs(() => rpc(entry, 'tasks/get', { taskId: id }));
+  await entry.close();
+  return ms;
+}
+
+/** ms per request of the same shape answered by a plain SDK handler that reads nothing. */
+async function sdkFloorMs(): Promise<number> {
+  const handler = createMcpHandler(
+    () => {
+      const s = new McpServer({ name: 'sdk', version: '1' });
+      const pass = {
+        '~standard': { version: 1, vendor: 'b', validate: (v: unknown) => ({ value: v }) },
+      };
+      s.server.setRequestHandler(
+        'tasks/get',
+        { params: pass as never },
+        async (p: never) =>
+          ({
+            resultType: 'complete',
+            taskId: (p as { taskId: string }).taskId,
+            status: 'input_required',
+          }) as never,
+      );
+      return s;
+    },
+    { legacy: 'reject' },
+  );
+  const entry = { fetch: (req: Request) => handler.fetch(req) };
+  return timeAsyncMs(() => rpc(entry, 'tasks/get', { taskId: 'AAAAAAAAAAAAAAAAAAAAAA' }));
+}
+
+/** ms from sending the last answer to the handler running past its ask again. */
+async function resumeMs(store: Store): Promise<number> {
+  const entry = httpEntry(app(store));
+  const samples: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    const id = String(
+      (await rpc(entry, 'tools/call', { name: 'job', arguments: {} })).result?.taskId,
+    );
+    const parked = await until(entry, id, 'input_required');
+    const [key] = Object.keys(parked.inputRequests ?? {});
+    resumedAt = 0;
+    const sent = performance.now();
+    await rpc(entry, 'tasks/update', {
+      taskId: id,
+      inputResponses: { [String(key)]: accept({ go: true }) },
+    });
+    while (resumedAt === 0) await new Promise((r) => setImmediate(r));
+    samples.push(resumedAt - sent);
+  }
+  await entry.close();
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)] as number;
+}
+
+export default async function run(): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'elicit-bench-tasks-'));
+  const sqlite = await sqliteStore({ path: join(dir, 't.db') });
+  const redis = await redisStore({ prefix: `elicit-bench-tasks-${process.pid}-${Date.now()}:` });
+  const rows: Row[] = [];
+  try {
+    const sdkHeap = await sdkWaitingHeap();
+    for (const [name, store] of [
+      ['memory', memoryStore()],
+      ['sqlite', sqlite],
+    ] as const) {
+      const ours = await parkedHeap(store);
+      rows.push({
+        group: 'tasks',
+        name: `heap per parked task (${name} store)`,
+        value: ours,
+        unit: 'KiB',
+        baseline: { name: 'plain SDK, waiting push ask', value: sdkHeap },
+        ratio: ours / sdkHeap,
+      });
+    }
+    const floor = await sdkFloorMs();
+    for (const [name, store] of [
+      ['sqlite', sqlite],
+      ['redis', redis],
+    ] as const) {
+      const ms = await getMs(store);
+      rows.push({
+        group: 'tasks',
+        name: `tasks/get (${name})`,
+        value: 1000 / ms,
+        unit: 'ops/s',
+        baseline: { name: 'plain SDK handler, no store', value: 1000 / floor },
+        ratio: floor / ms,
+      });
+    }
+    for (const [name, store] of [
+      ['sqlite', sqlite],
+      ['redis', redis],
+    ] as const) {
+      rows.push({
+        group: 'tasks',
+        name: `tasks/update → handler resumed (${name})`,
+        value: await resumeMs(store),
+        unit: 'ms',
+      });
+    }
+  } finally {
+    await sqlite.close();
+    await redis.close();
+  }
+  return rows;
+}
