@@ -325,6 +325,16 @@ describe('tasks: composition, progress, bounds', () => {
         await ask.confirm('more', 'Go on?');
         return 'x';
       })
+      .tool('steps', { task: 'optional' }, async (_args, _ask, ctx) => {
+        const token = ctx.mcpReq._meta?.progressToken;
+        // Faster than progressEveryMs: only the first report is written while it runs.
+        for (let i = 1; i <= 3 && token !== undefined; i++)
+          await ctx.mcpReq.notify({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: i, total: 3, message: `step ${i} of 3` },
+          });
+        return 'done';
+      })
       .tool('huge', { task: 'optional' }, async () => 'x'.repeat(5000))
       .tool('broken', { task: 'optional' }, async () => {
         throw new ProtocolError(ProtocolErrorCode.InternalError, 'gone wrong');
@@ -389,6 +399,16 @@ describe('tasks: composition, progress, bounds', () => {
     );
     const still = await until(entry, id, 'input_required', { user: 'al' });
     expect(Object.keys(still.inputRequests ?? {})).toEqual([fresh]);
+  });
+
+  it('a finished task shows the last message its handler reported, not a throttled older one', async () => {
+    const entry = more();
+    const id = String(
+      (await rpc(entry, 'tools/call', { name: 'steps', arguments: {} }, { user: 'al' })).result
+        ?.taskId,
+    );
+    const done = await until(entry, id, 'completed', { user: 'al' });
+    expect(done.statusMessage).toBe('step 3 of 3');
   });
 
   it('fails on a protocol error, bounds the record and the rounds', async () => {

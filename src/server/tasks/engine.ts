@@ -204,6 +204,15 @@ async function runOnce(
       () => {},
     );
   };
+  // The last message a handler reported, not written yet: it goes with the terminal write, so
+  // a finished task does not show a message from before its last throttled report.
+  const unwritten = (): string | undefined => {
+    if (progressTimer !== undefined) clearTimeout(progressTimer);
+    progressTimer = undefined;
+    const p = latest;
+    latest = undefined;
+    return p?.message;
+  };
   const onProgress = (p: Progress) => {
     latest = p;
     if (progressTimer !== undefined) return;
@@ -260,7 +269,7 @@ async function runOnce(
       return;
     }
     if (thrown !== undefined) {
-      await settle(update, settleFailure(thrown.error));
+      await settle(update, settleFailure(thrown.error), unwritten());
       return;
     }
     if (run.pending.size > 0) {
@@ -292,10 +301,10 @@ async function runOnce(
       );
       return;
     }
-    await settle(update, { result: toToolResult(out as ToolOutput) });
+    await settle(update, { result: toToolResult(out as ToolOutput) }, unwritten());
   } catch (error) {
     // The store failed or the record outgrew its bound: the task fails with what went wrong.
-    await settle(update, settleFailure(error)).catch(() => {});
+    await settle(update, settleFailure(error), unwritten()).catch(() => {});
   } finally {
     clearInterval(renew);
     if (progressTimer !== undefined) clearTimeout(progressTimer);
@@ -318,10 +327,14 @@ type Update = (change: (r: TaskRecord) => TaskRecord | undefined) => Promise<unk
 async function settle(
   update: Update,
   outcome: { result: CallToolResult } | { error: TaskError } | { cancelled: true },
+  message?: string,
 ): Promise<void> {
   await update((r) => {
     if (isTerminal(r.status)) return undefined;
-    const rest = without(r, 'answers', 'pending', 'lease', 'journal', 'progress');
+    const rest = {
+      ...without(r, 'answers', 'pending', 'lease', 'journal', 'progress'),
+      ...(message === undefined ? {} : { statusMessage: message }),
+    };
     if ('cancelled' in outcome) return { ...rest, status: 'cancelled' };
     if ('error' in outcome) return { ...rest, status: 'failed', error: outcome.error };
     return { ...rest, status: 'completed', result: outcome.result as unknown as Json };
