@@ -36,6 +36,7 @@ import {
   type Sealer,
   type StateError,
 } from './seal.ts';
+import { installLegacyTasks, type TaskOptions, type TaskSupport } from './tasks/legacy-tasks.ts';
 import type { ConnectSettings } from './url-mode.ts';
 import { installWireErrors } from './wire.ts';
 
@@ -63,6 +64,11 @@ export interface ToolConfig<S extends StandardSchemaWithJSON | undefined> {
   readonly description?: string;
   readonly inputSchema?: S;
   readonly annotations?: Record<string, unknown>;
+  /**
+   * Runs the tool as a task when the client asks for one (`optional`), or only as a task
+   * (`required`): on 2025-11-25 sessions, a task-augmented tools/call (see docs/server.md).
+   */
+  readonly task?: TaskSupport;
 }
 export interface PromptConfig<S extends StandardSchemaWithJSON | undefined> {
   readonly title?: string;
@@ -109,6 +115,8 @@ export interface ElicitServerOptions {
   readonly connect?: ConnectSettings;
   /** Called with each refused requestState and its reason (for logs; the client only sees -32602). */
   readonly onStateRejected?: (error: StateError) => void;
+  /** Bounds of tasks (TTL, poll interval, live and running caps, record size, page size). */
+  readonly tasks?: TaskOptions;
 }
 
 /** Something the deployer should fix, said once at start-up. */
@@ -276,6 +284,13 @@ export class ElicitServer {
     const gates = new WeakMap<object, Gate>();
     installGate(mcp, this, era, gates);
     installWireErrors(mcp, this.wireErrors);
+    const tools = this.entries.filter((e) => e.kind === 'tool');
+    if (era === 'legacy' && tools.some((e) => e.config.task !== undefined))
+      installLegacyTasks(
+        mcp,
+        this,
+        new Map(tools.map((e) => [e.name, e.config.task ?? 'forbidden'])),
+      );
     for (const entry of this.entries) {
       const run = (args: unknown, ctx: ServerContext) =>
         invoke(this, entry, era, mcp, gates, args, ctx);
@@ -288,7 +303,14 @@ export class ElicitServer {
       if (entry.kind === 'tool') {
         const { inputSchema, annotations } = entry.config;
         const cfg = defined({ title, description, inputSchema, annotations });
-        mcp.registerTool(entry.name, cfg as never, callback(inputSchema !== undefined));
+        const registered = mcp.registerTool(
+          entry.name,
+          cfg as never,
+          callback(inputSchema !== undefined),
+        );
+        // registerTool takes no `execution`; the registered tool carries it into tools/list.
+        if (era === 'legacy' && entry.config.task !== undefined)
+          registered.execution = { taskSupport: entry.config.task };
       } else if (entry.kind === 'prompt') {
         const { argsSchema } = entry.config;
         mcp.registerPrompt(
