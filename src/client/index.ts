@@ -27,6 +27,11 @@ export {
   type SafeText,
   type SubmitResult,
 } from './session.ts';
+export {
+  ClientTaskLimitError,
+  type ClientTaskLimits,
+  DEFAULT_CLIENT_TASK_LIMITS,
+} from './tasks.ts';
 export type {
   ClientEvent,
   FormRequest,

@@ -67,6 +67,14 @@ export {
 export { DEFAULT_SESSION_LIMITS, type SessionLimits } from './sessions.ts';
 export { stdio } from './stdio.ts';
 export {
+  DEFAULT_LEGACY_TASK_LIMITS,
+  type LegacyTaskLimits,
+  type TaskOptions,
+  TaskSessionLimitError,
+  type TaskSupport,
+} from './tasks/legacy-tasks.ts';
+export type { TaskLimits } from './tasks/records.ts';
+export {
   type Connection,
   ConnectNotConfiguredError,
   type ConnectResult,
