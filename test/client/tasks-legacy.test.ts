@@ -193,7 +193,7 @@ describe('our client answers task-augmented elicitation/create (plain SDK server
 
   it('a refused request fails the task with the refusal', async () => {
     const t = await setup();
-    const { task } = await t.server.send(
+    const { task } = (await t.server.send(
       {
         method: 'elicitation/create',
         params: {
@@ -204,7 +204,7 @@ describe('our client answers task-augmented elicitation/create (plain SDK server
         },
       },
       CreateTaskResultSchema,
-    );
+    )) as { task: { taskId: string } };
     const error = await rpcError(t.result(task.taskId));
     expect(error.code).toBe(-32602);
     expect((await t.get(task.taskId)).status).toBe('failed');
