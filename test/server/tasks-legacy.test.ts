@@ -338,3 +338,47 @@ describe('2025-11-25 tasks: cancel, errors and bounds', () => {
     expect((await get(p.client, task.taskId)).status).toBe('failed');
   });
 });
+
+describe('2025-11-25 tasks: the process that runs a task dies', () => {
+  it('SIGKILL while parked: the next process on the same SQLite file reports it failed', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+    const file = join(mkdtempSync(join(tmpdir(), 'elicit-legacy-tasks-')), 'tasks.db');
+    const start = async () => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: ['test/fixtures/legacy-task-server.ts', file],
+        stderr: 'ignore',
+      });
+      const client = new Client(
+        { name: 'c', version: '1' },
+        { capabilities: { elicitation: { form: {} } } },
+      );
+      client.setRequestHandler('elicitation/create', () => new Promise<never>(() => {}));
+      await client.connect(transport);
+      open.push(() => client.close());
+      return { client, transport };
+    };
+    const first = await start();
+    const { task } = await callAsTask(first.client, 'wait');
+    await until(first.client, task.taskId, 'input_required');
+    process.kill(first.transport.pid as number, 'SIGKILL');
+
+    const second = await start();
+    let status = (await get(second.client, task.taskId)).status;
+    // Its lease lapses within tasks.leaseMs of the kill; until then it still reads as parked.
+    while (status === 'input_required') {
+      await new Promise((r) => setTimeout(r, 50));
+      status = (await get(second.client, task.taskId)).status;
+    }
+    expect(status).toBe('failed');
+    const error = await rpcError(result(second.client, task.taskId));
+    expect(error.code).toBe(-32603);
+    expect(error.message).toMatch(/process running this task stopped/);
+    expect((await list(second.client)).tasks.map((t) => [t.taskId, t.status])).toEqual([
+      [task.taskId, 'failed'],
+    ]);
+  });
+});

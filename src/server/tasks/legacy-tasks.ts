@@ -245,14 +245,26 @@ export function installLegacyTasks(
       .catch(() => {});
   };
 
-  /** Moves task `id` of `principal`; tells its session when it changed. */
+  /** Moves task `id` of `principal`; tells its session when its status changed. */
   async function move(
     id: string,
     principal: string,
     change: TaskChange,
   ): Promise<TaskRecord | undefined> {
-    const updated = await updateTask(store, id, principal, change, limits);
-    if (updated?.changed === true) notify(runs.get(id), updated.record);
+    let before: TaskRecord['status'] | undefined;
+    const updated = await updateTask(
+      store,
+      id,
+      principal,
+      (r) => {
+        before = r.status;
+        return change(r);
+      },
+      limits,
+    );
+    // Lease renewals change the record, not its status: only status moves are announced.
+    if (updated?.changed === true && updated.record.status !== before)
+      notify(runs.get(id), updated.record);
     return updated?.record;
   }
 
@@ -309,7 +321,7 @@ export function installLegacyTasks(
       return await send(await channel(run));
     } finally {
       if (--run.waiting === 0)
-        void move(run.id, run.principal, (r) =>
+        await move(run.id, run.principal, (r) =>
           r.status === 'input_required' ? { ...r, status: 'working' } : undefined,
         ).catch(() => {});
     }
