@@ -37,6 +37,18 @@ const MODERN = [
   'ignore-extra-params',
   'validate-input',
 ].map((s) => `input-required-result-${s}`);
+const TASKS = [
+  'lifecycle',
+  'capability-negotiation',
+  'wire-fields',
+  'request-state-removal',
+  'mrtr-input',
+  'request-headers',
+  'dispatch-and-envelope',
+  'status-notifications',
+  'required-task-error',
+  'mrtr-composition',
+].map((s) => `tasks-${s}`);
 
 interface Job {
   readonly suite: Suite;
@@ -44,6 +56,11 @@ interface Job {
   readonly version: string;
   /** Client scenarios run examples/conformance-client against the suite's mock server. */
   readonly client?: boolean;
+  /**
+   * An extension's scenario (the tasks extension): not on the spec timeline, so the suite
+   * runs it at `version` only when forced.
+   */
+  readonly extension?: boolean;
 }
 const jobs: Job[] = [
   ...LEGACY.map((scenario) => ({ suite: '0.1.16' as const, scenario, version: '2025-11-25' })),
@@ -56,6 +73,12 @@ const jobs: Job[] = [
     suite: '0.2.0-alpha.12' as const,
     scenario,
     version: '2026-07-28',
+  })),
+  ...TASKS.map((scenario) => ({
+    suite: '0.2.0-alpha.12' as const,
+    scenario,
+    version: '2026-07-28',
+    extension: true,
   })),
   { suite: '0.2.0-alpha.12', scenario: 'dns-rebinding-protection', version: '2026-07-28' },
   { suite: '0.2.0-alpha.12', scenario: 'dns-rebinding-protection', version: '2025-11-25' },
@@ -129,6 +152,7 @@ async function runJob(job: Job, url: string): Promise<Outcome> {
     job.scenario,
     '--spec-version',
     job.version,
+    ...(job.extension === true ? ['--force'] : []),
     '-o',
     dir,
   ]);
@@ -150,6 +174,10 @@ async function runJob(job: Job, url: string): Promise<Outcome> {
     status: string;
     errorMessage?: string;
   }[];
+  // A scenario whose every check the suite itself skips (tasks-status-notifications in
+  // alpha.12, pending its harness rewrite) says so rather than pass with no checks.
+  if (checks.length > 0 && checks.every((c) => c.status === 'SKIPPED'))
+    return { job, success: 0, failures: [], warnings: [], skipped: true };
   return {
     job,
     success: checks.filter((c) => c.status === 'SUCCESS').length,

@@ -6,9 +6,11 @@
  *   node examples/conformance-server/server.ts --stdio
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { boolean, choice, email, form, integer, number, text } from '../../src/schema/index.ts';
 import { createServer, httpEntry, listen, stdio } from '../../src/server/index.ts';
+import { memoryStore } from '../../src/store/index.ts';
 
 const contact = form({ username: text({ title: 'Username' }), email: email({ title: 'Email' }) });
 const defaults = form({
@@ -65,7 +67,12 @@ const name = form({ name: text({ title: 'Name' }) });
 const show = (r: { action: string; content?: unknown }) =>
   `Elicitation completed: action=${r.action}, content=${JSON.stringify('content' in r ? r.content : {})}`;
 
-export const app = createServer({ name: 'elicit-conformance', version: '1.0.0' })
+// Tasks live in this process: the suite runs against one server that it starts afresh.
+export const app = createServer({
+  name: 'elicit-conformance',
+  version: '1.0.0',
+  tasks: { store: memoryStore() },
+})
   // 2025-11-25
   .tool(
     'test_elicitation',
@@ -212,6 +219,80 @@ export const app = createServer({ name: 'elicit-conformance', version: '1.0.0' }
         maxTokens: 100,
       });
       return `sampling: ${r.role}`;
+    },
+  )
+  // The tasks extension (2026-07-28): fixtures of the tasks-* scenarios.
+  .tool(
+    'greet',
+    { description: 'Sync only', inputSchema: z.object({ name: z.string() }) },
+    async ({ name }) => `Hello, ${name}!`,
+  )
+  .tool(
+    'slow_compute',
+    {
+      description: 'Sleeps `seconds`, then answers; a task when the client supports tasks',
+      inputSchema: z.object({ seconds: z.number().optional(), label: z.string().optional() }),
+      task: 'optional',
+    },
+    async ({ seconds, label }, _ask, ctx) => {
+      await sleep((seconds ?? 0) * 1000, undefined, { signal: ctx.mcpReq.signal });
+      return `Computed ${label ?? 'result'} after ${seconds ?? 0}s`;
+    },
+  )
+  .tool(
+    'failing_job',
+    { description: 'Always fails as a tool (isError); runs only as a task', task: 'required' },
+    async () => {
+      await sleep(1000);
+      return { content: [{ type: 'text', text: 'The job failed' }], isError: true };
+    },
+  )
+  .tool(
+    'protocol_error_job',
+    { description: 'Fails with a protocol error', task: 'optional' },
+    async () => {
+      throw new ProtocolError(ProtocolErrorCode.InternalError, 'The job broke down');
+    },
+  )
+  .tool(
+    'confirm_delete',
+    {
+      description: 'Asks to confirm, then deletes (pretend)',
+      inputSchema: z.object({ filename: z.string() }),
+      task: 'optional',
+    },
+    async ({ filename }, ask) => {
+      const r = await ask.form('confirm', form({ confirm: boolean({ title: 'Delete?' }) }), {
+        message: `Delete ${filename}?`,
+      });
+      return r.action === 'accept' && r.content.confirm
+        ? `Deleted ${filename}`
+        : `Kept ${filename}`;
+    },
+  )
+  .tool(
+    'multi_input',
+    { description: 'Asks two forms at once', task: 'optional' },
+    async (_args, ask) => {
+      const both = form({ name: text({ title: 'Name' }), confirm: boolean({ title: 'OK?' }) });
+      const r = await ask.all({
+        first: { form: both, message: 'First?' },
+        second: { form: both, message: 'Second?' },
+      });
+      return `first=${r.first.action}, second=${r.second.action}`;
+    },
+  )
+  .tool(
+    'test_tool_with_task',
+    {
+      description: 'Asks a name in a round of the call, then goes on as a task',
+      task: 'required',
+      taskStart: 'background',
+    },
+    async (_args, ask) => {
+      const r = await ask.form('user_name', name, { message: 'What is your name?' });
+      await ask.background();
+      return r.action === 'accept' ? `Hello, ${r.content.name}!` : `No name (${r.action})`;
     },
   )
   .prompt(

@@ -4,6 +4,7 @@
  * with the state gate (gate.ts) and the runner (runner.ts) installed around every handler.
  */
 
+import { randomBytes } from 'node:crypto';
 import {
   type AuthInfo,
   type GetPromptResult,
@@ -14,8 +15,12 @@ import {
   type ServerContext,
   type StandardSchemaWithJSON,
 } from '@modelcontextprotocol/server';
-import { ELICIT_ONCE_PROCESS_LOCAL } from '../kernel/error-codes.ts';
+import {
+  ELICIT_ONCE_PROCESS_LOCAL,
+  ELICIT_TASK_STORE_PROCESS_LOCAL,
+} from '../kernel/error-codes.ts';
 import type { Store } from '../kernel/store.ts';
+import { memoryStore } from '../store/memory.ts';
 import { onceStoreFrom } from '../store/once.ts';
 import { type Ask, type AskLimits, DEFAULT_ASK_LIMITS } from './ask.ts';
 import { checkLimits } from './errors.ts';
@@ -28,7 +33,7 @@ import {
   type PrincipalOption,
   resolvePrincipal,
 } from './principal.ts';
-import { invoke, type ToolOutput } from './runner.ts';
+import { invoke, type TaskSupport, type ToolOutput } from './runner.ts';
 import {
   createSealer,
   generateKeySecret,
@@ -36,7 +41,10 @@ import {
   type Sealer,
   type StateError,
 } from './seal.ts';
-import { installLegacyTasks, type TaskOptions, type TaskSupport } from './tasks/legacy-tasks.ts';
+import type { TaskHost } from './tasks/engine.ts';
+import { installLegacyTasks, type LegacyTaskLimits } from './tasks/legacy-tasks.ts';
+import { installTaskMethods } from './tasks/methods.ts';
+import { type TaskLimits, taskLimits } from './tasks/records.ts';
 import type { ConnectSettings } from './url-mode.ts';
 import { installWireErrors } from './wire.ts';
 
@@ -65,10 +73,31 @@ export interface ToolConfig<S extends StandardSchemaWithJSON | undefined> {
   readonly inputSchema?: S;
   readonly annotations?: Record<string, unknown>;
   /**
-   * Runs the tool as a task when the client asks for one (`optional`), or only as a task
-   * (`required`): on 2025-11-25 sessions, a task-augmented tools/call (see docs/server.md).
+   * Runs the tool as a task (the `io.modelcontextprotocol/tasks` extension on 2026-07-28) when
+   * the client declares the extension: the call returns a task id at once and the handler runs
+   * in the background, its asks parking the task until answered through `tasks/update`.
+   * `optional`: without the extension the tool runs as any other; `required`: without it the
+   * call is refused (-32021). On 2025-11-25 sessions it runs as a task when the client augments
+   * the call with `params.task` (`required`: only then, else -32601). See docs/server.md.
    */
-  readonly task?: TaskSupport;
+  readonly task?: 'optional' | 'required';
+  /**
+   * Where the task starts: `call` (default), or `background`: the asks before
+   * `ask.background()` are answered in rounds of the call itself, the rest runs as the task.
+   */
+  readonly taskStart?: 'call' | 'background';
+}
+
+/** Where tasks are kept and their limits. */
+export interface TaskOptions {
+  /**
+   * Where task records live. Default: `store`, else the connect pages' store, else memory (one
+   * process: tasks do not survive a restart; a warning says so at the first build).
+   */
+  readonly store?: Store;
+  readonly limits?: Partial<TaskLimits>;
+  /** Bounds of the 2025-11-25 tasks on legacy sessions (running per session, page size…). */
+  readonly legacy?: Partial<LegacyTaskLimits>;
 }
 export interface PromptConfig<S extends StandardSchemaWithJSON | undefined> {
   readonly title?: string;
@@ -115,7 +144,7 @@ export interface ElicitServerOptions {
   readonly connect?: ConnectSettings;
   /** Called with each refused requestState and its reason (for logs; the client only sees -32602). */
   readonly onStateRejected?: (error: StateError) => void;
-  /** Bounds of tasks (TTL, poll interval, live and running caps, record size, page size). */
+  /** Tasks: tools registered with `task`. */
   readonly tasks?: TaskOptions;
 }
 
@@ -141,6 +170,7 @@ interface Registered {
   readonly config: ToolConfig<StandardSchemaWithJSON | undefined> &
     PromptConfig<StandardSchemaWithJSON | undefined>;
   readonly handler: (args: unknown, ask: Ask, ctx: ServerContext) => unknown;
+  readonly task?: TaskSupport | undefined;
 }
 
 // The SDK's elicitInput validates answers with Ajv, compiling per schema object and keeping
@@ -169,6 +199,10 @@ export class ElicitServer {
   readonly wireErrors = new WeakMap<object, ProtocolError>();
   /** @internal how long a one-time marker lives. */
   readonly onceTtlMs: number;
+  /** @internal tasks: their store, limits and the handlers running in this process. */
+  readonly tasks: TaskHost;
+  /** The task store is this process's memory: said once, at the first build with a task tool. */
+  private tasksInMemory: boolean;
   private readonly entries: Registered[] = [];
   private readonly principalOption: PrincipalOption;
   /** Served beyond loopback (set by `exposed()`): requests without a principal are refused. */
@@ -197,6 +231,21 @@ export class ElicitServer {
       });
     }
     this.principalOption = options.principal ?? 'token';
+    const taskStore = options.tasks?.store ?? store;
+    this.tasksInMemory = taskStore === undefined;
+    const entries = this.entries;
+    this.tasks = {
+      store: taskStore ?? memoryStore(),
+      limits: taskLimits(options.tasks?.limits),
+      askLimits: this.limits,
+      once: this.once,
+      onceTtlMs: this.onceTtlMs,
+      pending: this.pending,
+      connect: options.connect,
+      owner: Buffer.from(randomBytes(12)).toString('base64url'),
+      running: new Map(),
+      entry: (name) => entries.find((e) => e.kind === 'tool' && e.name === name && e.task),
+    };
   }
 
   /**
@@ -245,6 +294,10 @@ export class ElicitServer {
       name,
       config: config as Registered['config'],
       handler: handler as Registered['handler'],
+      task:
+        config.task === undefined
+          ? undefined
+          : { support: config.task, start: config.taskStart ?? 'call' },
     });
     return this;
   }
@@ -285,12 +338,24 @@ export class ElicitServer {
     installGate(mcp, this, era, gates);
     installWireErrors(mcp, this.wireErrors);
     const tools = this.entries.filter((e) => e.kind === 'tool');
-    if (era === 'legacy' && tools.some((e) => e.config.task !== undefined))
-      installLegacyTasks(
-        mcp,
-        this,
-        new Map(tools.map((e) => [e.name, e.config.task ?? 'forbidden'])),
-      );
+    const taskTools = tools.some((e) => e.task !== undefined);
+    if (taskTools) {
+      if (this.tasksInMemory) {
+        this.tasksInMemory = false;
+        (this.options.onWarning ?? warnToConsole)({
+          code: ELICIT_TASK_STORE_PROCESS_LOCAL,
+          message:
+            'tools run as tasks but no store is configured, so tasks live in this process only: they end with it and replicas cannot see them. Pass one: createServer({ store: sqliteStore(…) or redisStore(…) }).',
+        });
+      }
+      if (era === 'modern') installTaskMethods(mcp, this);
+      else
+        installLegacyTasks(
+          mcp,
+          this,
+          new Map(tools.map((e) => [e.name, e.task?.support ?? 'forbidden'])),
+        );
+    }
     for (const entry of this.entries) {
       const run = (args: unknown, ctx: ServerContext) =>
         invoke(this, entry, era, mcp, gates, args, ctx);
@@ -301,7 +366,7 @@ export class ElicitServer {
           : (ctx: ServerContext) => run({}, ctx)) as never;
       const { title, description } = entry.config;
       if (entry.kind === 'tool') {
-        const { inputSchema, annotations } = entry.config;
+        const { inputSchema, annotations } = entry.config as ToolConfig<StandardSchemaWithJSON>;
         const cfg = defined({ title, description, inputSchema, annotations });
         const registered = mcp.registerTool(
           entry.name,
@@ -309,8 +374,8 @@ export class ElicitServer {
           callback(inputSchema !== undefined),
         );
         // registerTool takes no `execution`; the registered tool carries it into tools/list.
-        if (era === 'legacy' && entry.config.task !== undefined)
-          registered.execution = { taskSupport: entry.config.task };
+        if (era === 'legacy' && entry.task !== undefined)
+          registered.execution = { taskSupport: entry.task.support };
       } else if (entry.kind === 'prompt') {
         const { argsSchema } = entry.config;
         mcp.registerPrompt(

@@ -130,6 +130,13 @@ export interface Ask {
    * cancel are all false (use `ask.form` to tell them apart).
    */
   confirm(key: string, message: string, options?: { label?: string }): Promise<boolean>;
+  /**
+   * Marks where a tool registered with `task` and `taskStart: 'background'` becomes a task: the
+   * asks before it are answered in rounds of the call itself, and from here on the handler runs
+   * in the background as a task (when the client declared the tasks extension). Resolves at once
+   * everywhere else, so the same handler also runs straight through.
+   */
+  background(): Promise<void>;
   /** Whether the client declared a capability: `form`, `url`, `sampling` or `roots`. */
   can(what: 'form' | 'url' | 'sampling' | 'roots'): boolean;
   /** The protocol revision of this request. */

@@ -225,6 +225,8 @@ export function createAsk(
       return askConnect(connect, principal, provider, opts, force, engine.urlStep);
     },
 
+    background: () => engine.background(),
+
     async secret(key, opts) {
       checkKey(key);
       const force = await engine.mustStep('secret', key, opts.fresh === true);

@@ -17,10 +17,14 @@ export function wrapCallHandlers(
   const low = mcp.server;
   const original = low.setRequestHandler.bind(low) as unknown as (
     method: string,
-    handler: CallHandler,
+    ...rest: unknown[]
   ) => void;
+  // Extension methods are registered with a schema argument in between: passed through as is.
   (low as unknown as { setRequestHandler: typeof original }).setRequestHandler = (
     method,
-    handler,
-  ) => original(method, CALLS.has(method) ? wrap(handler) : handler);
+    ...rest
+  ) =>
+    CALLS.has(method) && rest.length === 1
+      ? original(method, wrap(rest[0] as CallHandler))
+      : original(method, ...rest);
 }

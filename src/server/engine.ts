@@ -53,7 +53,12 @@ export interface Engine {
    * yet satisfied, or a step for this subject is already under way in this conversation.
    */
   mustStep(purpose: RecordPurpose, subject: string, fresh: boolean): Promise<boolean>;
+  /** `ask.background()`: the replay engine escalates the call to a task (ESCALATE); others go on. */
+  background(): Promise<void>;
 }
+
+/** Thrown by `ask.background()` in a call that becomes a task there; the runner creates it. */
+export const ESCALATE: unique symbol = Symbol('elicit.escalate');
 
 /** Journal keys the engines use for URL steps: `~` is never in a user's key, so no collision. */
 export const urlStepKey = (purpose: RecordPurpose, subject: string) => `~${purpose}:${subject}`;

@@ -69,9 +69,7 @@ export { stdio } from './stdio.ts';
 export {
   DEFAULT_LEGACY_TASK_LIMITS,
   type LegacyTaskLimits,
-  type TaskOptions,
   TaskSessionLimitError,
-  type TaskSupport,
 } from './tasks/legacy-tasks.ts';
 export type { TaskLimits } from './tasks/records.ts';
 export {

@@ -191,6 +191,7 @@ export function legacyAsk(
     },
     round: (asks) => Promise.all(asks.map((a) => a())),
     urlStep,
+    background: async () => {},
     async mustStep(purpose, subject, fresh) {
       if (!fresh) return false;
       // After a -32042 the retried call claims the completion it caused, once.

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { ClientCapabilities, InputRequest } from '@modelcontextprotocol/server';
 import { type Ask, type AskLimits, declares } from './ask.ts';
 import { createAsk } from './asks.ts';
-import { type Engine, SUSPEND, type UrlOutcome, urlStepKey } from './engine.ts';
+import { type Engine, ESCALATE, SUSPEND, type UrlOutcome, urlStepKey } from './engine.ts';
 import { AskUsageError, ElicitationUnsupportedError, ReplayError } from './errors.ts';
 import { type OnceStore, OnceStoreFullError, OnceStoreUnavailableError } from './once-store.ts';
 import type { PendingAsks } from './pending.ts';
@@ -60,6 +60,8 @@ export interface Run {
   readonly signal: AbortSignal;
   /** The server's count of waiting asks (a request waiting for a URL step holds a slot). */
   readonly waits: PendingAsks;
+  /** `ask.background()` turns this call into a task (ESCALATE); otherwise it goes on. */
+  readonly escalate?: boolean;
 }
 
 function offered(run: Run, key: string): unknown {
@@ -78,6 +80,11 @@ function addPending(run: Run, key: string, request: InputRequest): void {
 }
 
 export function modernAsk(run: Run): Ask {
+  return createAsk(modernEngine(run), run.principal, run.connect);
+}
+
+/** The replay engine of one run (the task engine wraps it: tasks/engine.ts). */
+export function modernEngine(run: Run): Engine {
   const { journal } = run;
   /** Keys whose response in this round's inputResponses was already taken. */
   const taken = new Set<string>();
@@ -213,6 +220,9 @@ export function modernAsk(run: Run): Ask {
     async mustStep(purpose, subject, fresh) {
       return fresh || journal.s[urlStepKey(purpose, subject)] !== undefined;
     },
+    async background() {
+      if (run.escalate === true) throw ESCALATE;
+    },
   };
-  return createAsk(engine, run.principal, run.connect);
+  return engine;
 }

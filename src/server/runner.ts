@@ -16,24 +16,36 @@ import {
 } from '@modelcontextprotocol/server';
 import { ElicitError, InternalError } from '../errors.ts';
 import { MODERN_REVISION } from '../kernel/revision.ts';
+import type { Json } from '../kernel/store.ts';
 import type { Ask, AskLimits } from './ask.ts';
+import { ESCALATE } from './engine.ts';
 import { RoundsExceededError } from './errors.ts';
 import type { Era, Gate } from './gate.ts';
 import { legacyAsk } from './legacy.ts';
 import type { OnceStore } from './once-store.ts';
 import type { PendingAsks } from './pending.ts';
-import { modernAsk, SUSPEND } from './replay.ts';
+import { type Journal, modernAsk, SUSPEND } from './replay.ts';
 import type { Sealer } from './seal.ts';
+import type { TaskContext, TaskHost } from './tasks/engine.ts';
+import { declaresTasks, startTask, tasksRequired } from './tasks/methods.ts';
 import type { ConnectSettings } from './url-mode.ts';
 import { type Kind, wireError } from './wire.ts';
 
 /** What a tool handler may return: text, or a full CallToolResult. */
 export type ToolOutput = string | CallToolResult;
 
+/** How a tool runs as a task: whether it must, and where the task starts. */
+export interface TaskSupport {
+  readonly support: 'optional' | 'required';
+  /** `call`: the whole call is a task; `background`: from `ask.background()` on. */
+  readonly start: 'call' | 'background';
+}
+
 /** A registration, as the runner sees it. */
 export interface Runnable {
   readonly kind: Kind;
   readonly handler: (args: unknown, ask: Ask, ctx: ServerContext) => unknown;
+  readonly task?: TaskSupport | undefined;
 }
 
 /** What the runner needs from the server. */
@@ -46,6 +58,8 @@ export interface RunnerServer {
   readonly pending: PendingAsks;
   /** Wire errors recorded per request, thrown again past McpServer's tool wrapper. */
   readonly wireErrors: WeakMap<object, ProtocolError>;
+  readonly tasks: TaskHost;
+  principalOf(ctx: ServerContext): string;
 }
 
 function envelopeOf(ctx: ServerContext): Record<string, unknown> | undefined {
@@ -108,26 +122,54 @@ export async function invoke(
     }
   }
   const env = envelopeOf(ctx);
+  const caps = env?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+  const revision = (env?.[PROTOCOL_VERSION_META_KEY] as string | undefined) ?? MODERN_REVISION;
+  // A tool that runs as a task: with the extension declared it becomes one (at once, or at
+  // ask.background()); without it, a `required` one is refused and an `optional` one runs here.
+  const task = kind === 'tool' ? entry.task : undefined;
+  const asTask = task !== undefined && declaresTasks(caps);
+  if (task?.support === 'required' && !asTask)
+    return failed(server, tasksRequired(`This tool runs as a task and`), kind, era, ctx);
+  const becomeTask = (journal: Journal) =>
+    startTask(
+      server,
+      {
+        principal: gate.binding.principal,
+        name: gate.binding.name,
+        args: (args ?? {}) as Json,
+        journal: { ...journal, p: [] } as unknown as Json,
+        context: {
+          revision,
+          caps,
+          clientId: ctx.http?.authInfo?.clientId,
+          rounds: gate.round,
+        } satisfies TaskContext,
+      },
+      ctx,
+    ).catch((error: unknown) => failed(server, error, kind, era, ctx));
+  if (asTask && task.start === 'call') return becomeTask(gate.journal);
   const run = {
     journal: gate.journal,
     fresh: gate.fresh,
     responses: (ctx.mcpReq.inputResponses ?? undefined) as Record<string, unknown> | undefined,
-    caps: env?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined,
+    caps,
     pending: new Map(),
     once: server.once,
     onceTtlMs: server.onceTtlMs,
     limits: server.limits,
-    revision: (env?.[PROTOCOL_VERSION_META_KEY] as string | undefined) ?? MODERN_REVISION,
+    revision,
     principal: gate.binding.principal,
     clientId: ctx.http?.authInfo?.clientId,
     connect: server.options.connect,
     signal: ctx.mcpReq.signal,
     waits: server.pending,
+    escalate: asTask,
   };
   let out: unknown;
   try {
     out = await entry.handler(args, modernAsk(run), ctx);
   } catch (error) {
+    if (error === ESCALATE && run.pending.size === 0) return becomeTask(run.journal);
     if (error !== SUSPEND) return failed(server, error, kind, era, ctx);
   }
   // Pending asks win even if the handler caught the suspension and returned something.

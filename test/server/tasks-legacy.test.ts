@@ -35,7 +35,7 @@ const nameForm = form({ name: text() });
 type Elicit = { message: string; _meta?: Record<string, unknown> };
 
 function app(options: Partial<ElicitServerOptions> = {}): ElicitServer {
-  return createServer({ name: 'tasks', version: '1', ...options })
+  return createServer({ name: 'tasks', version: '1', onWarning: () => {}, ...options })
     .tool('greet', { task: 'optional' }, async (_args, ask) => {
       const r = await ask.form('who', nameForm, { message: 'Your name?' });
       return r.action === 'accept' ? `hello ${r.content.name}` : `no (${r.action})`;
@@ -224,7 +224,7 @@ describe('2025-11-25 tasks: over Streamable HTTP', () => {
   });
 
   it('without a tasks/result, the elicitation goes to the standalone stream after channelWaitMs', async () => {
-    const server = await listen(httpEntry(app({ tasks: { channelWaitMs: 1 } })));
+    const server = await listen(httpEntry(app({ tasks: { legacy: { channelWaitMs: 1 } } })));
     open.push(() => server.close());
     const p = await peer(server);
     const { task } = await callAsTask(p.client, 'greet');
@@ -237,7 +237,7 @@ describe('2025-11-25 tasks: over Streamable HTTP', () => {
     const server = await listen(
       httpEntry(
         app({
-          tasks: { listPageSize: 2 },
+          tasks: { legacy: { listPageSize: 2 } },
           // One principal per session here, so two sessions are two callers.
           principal: (ctx) => ctx.sessionId,
         }),
@@ -303,7 +303,7 @@ describe('2025-11-25 tasks: cancel, errors and bounds', () => {
   });
 
   it('caps the tasks running in one session (-32000 with data.code)', async () => {
-    const p = await peer(app({ tasks: { maxRunningPerSession: 1 } }));
+    const p = await peer(app({ tasks: { legacy: { maxRunningPerSession: 1 } } }));
     p.answer = () => new Promise(() => {});
     const { task } = await callAsTask(p.client, 'greet');
     const refused = await rpcError(callAsTask(p.client, 'greet'));
@@ -315,7 +315,7 @@ describe('2025-11-25 tasks: cancel, errors and bounds', () => {
   });
 
   it('caps live tasks per principal (-32000 with data.code)', async () => {
-    const p = await peer(app({ tasks: { maxLivePerPrincipal: 2 } }));
+    const p = await peer(app({ tasks: { limits: { maxLivePerPrincipal: 2 } } }));
     await callAsTask(p.client, 'quick');
     await callAsTask(p.client, 'quick');
     const refused = await rpcError(callAsTask(p.client, 'quick'));
@@ -324,13 +324,13 @@ describe('2025-11-25 tasks: cancel, errors and bounds', () => {
   });
 
   it('clamps the requested TTL to tasks.ttlMs', async () => {
-    const p = await peer(app({ tasks: { ttlMs: 5000 } }));
+    const p = await peer(app({ tasks: { limits: { ttlMs: 5000 } } }));
     const { task } = await callAsTask(p.client, 'quick', 10 ** 12);
     expect(task.ttl).toBe(5000);
   });
 
   it('a result past tasks.maxRecordBytes fails the task with the reason', async () => {
-    const p = await peer(app({ tasks: { maxRecordBytes: 2000 } }));
+    const p = await peer(app({ tasks: { limits: { maxRecordBytes: 2000 } } }));
     const { task } = await callAsTask(p.client, 'big');
     const error = await rpcError(result(p.client, task.taskId));
     expect(error.code).toBe(-32603);

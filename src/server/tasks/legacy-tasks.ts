@@ -31,7 +31,6 @@ import {
 import { ElicitError } from '../../errors.ts';
 import { ELICIT_TASK_SESSION_LIMIT } from '../../kernel/error-codes.ts';
 import type { Json, Store } from '../../kernel/store.ts';
-import { memoryStore } from '../../store/memory.ts';
 import { checkLimits } from '../errors.ts';
 import { TOO_MANY_PENDING_CODE } from '../pending.ts';
 import {
@@ -40,7 +39,6 @@ import {
   isTerminal,
   leaseLapsed,
   listTasks,
-  newTaskId,
   readTask,
   type TaskChange,
   type TaskError,
@@ -48,13 +46,12 @@ import {
   type TaskLimits,
   type TaskRecord,
   TaskTooLargeError,
-  taskLimits,
   updateTask,
   without,
 } from './records.ts';
 
-/** How a tool runs as a task: `optional` (the client chooses) or `required`. */
-export type TaskSupport = 'optional' | 'required';
+/** How a tool runs as a task on a legacy session; `forbidden`: not at all. */
+export type LegacyTaskMode = 'optional' | 'required' | 'forbidden';
 
 /** Bounds of the 2025-11-25 tasks beyond the records' own (`TaskLimits`). */
 export interface LegacyTaskLimits {
@@ -78,8 +75,6 @@ export const DEFAULT_LEGACY_TASK_LIMITS: LegacyTaskLimits = Object.freeze({
   channelWaitMs: 5000,
 });
 
-export type TaskOptions = Partial<TaskLimits> & Partial<LegacyTaskLimits>;
-
 /** One legacy session runs as many tasks as `tasks.maxRunningPerSession` allows. */
 export class TaskSessionLimitError extends ElicitError {
   readonly limit: number;
@@ -94,11 +89,9 @@ export class TaskSessionLimitError extends ElicitError {
 
 /** What this module needs from the server. */
 export interface TaskServer {
-  readonly options: {
-    readonly store?: Store | undefined;
-    readonly tasks?: TaskOptions | undefined;
-    readonly connect?: { readonly app: { readonly store?: Store | undefined } } | undefined;
-  };
+  readonly options: { readonly tasks?: { readonly legacy?: Partial<LegacyTaskLimits> } };
+  /** The task store and its limits, shared with the 2026-07-28 tasks. */
+  readonly tasks: { readonly store: Store; readonly limits: TaskLimits; readonly owner: string };
   principalOf(ctx: ServerContext): string;
 }
 
@@ -120,42 +113,29 @@ interface Run {
   waiting: number;
 }
 
-/** Per server: the store, the limits, and the tasks this process runs. */
+/** Per server: the store, the limits, and the 2025-11-25 tasks this process runs. */
 interface Host {
   readonly store: Store;
   readonly limits: TaskLimits;
   readonly legacy: LegacyTaskLimits;
+  readonly owner: string;
   readonly runs: Map<string, Run>;
 }
 
-/** Who holds a lease: this process. */
-const OWNER = newTaskId();
+/** What marks a record as a 2025-11-25 task (the 2026-07-28 engine leaves these alone). */
 const ERA = 'legacy';
 const hosts = new WeakMap<TaskServer, Host>();
 
 function hostOf(server: TaskServer): Host {
   let host = hosts.get(server);
   if (host === undefined) {
-    const { maxRunningPerSession, listPageSize, maxResultWaitsPerSession, channelWaitMs, ...rest } =
-      server.options.tasks ?? {};
-    const legacy = {
-      ...DEFAULT_LEGACY_TASK_LIMITS,
-      ...defined({ maxRunningPerSession, listPageSize, maxResultWaitsPerSession, channelWaitMs }),
-    };
-    checkLimits('tasks', legacy);
-    host = {
-      store: server.options.store ?? server.options.connect?.app.store ?? memoryStore(),
-      limits: taskLimits(rest),
-      legacy,
-      runs: new Map(),
-    };
+    const legacy = { ...DEFAULT_LEGACY_TASK_LIMITS, ...server.options.tasks?.legacy };
+    checkLimits('tasks.legacy', legacy);
+    const { store, limits, owner } = server.tasks;
+    host = { store, limits, legacy, owner, runs: new Map() };
     hosts.set(server, host);
   }
   return host;
-}
-
-function defined<T extends object>(obj: T): Partial<T> {
-  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -173,7 +153,8 @@ export function wireTask(record: TaskRecord): Task {
   };
 }
 
-const isLegacy = (record: TaskRecord) =>
+/** Whether `record` is a 2025-11-25 task. */
+export const isLegacyTask = (record: TaskRecord): boolean =>
   (record.context as { era?: unknown } | undefined)?.era === ERA;
 
 const unknownTask = (id: unknown) =>
@@ -222,10 +203,10 @@ interface CallRequest {
 export function installLegacyTasks(
   mcp: McpServer,
   server: TaskServer,
-  support: ReadonlyMap<string, TaskSupport | 'forbidden'>,
+  support: ReadonlyMap<string, LegacyTaskMode>,
 ): void {
   const host = hostOf(server);
-  const { store, limits, legacy, runs } = host;
+  const { store, limits, legacy, runs, owner } = host;
   const low = mcp.server;
   low.registerCapabilities({
     tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
@@ -273,7 +254,7 @@ export function installLegacyTasks(
     if (!isTaskId(id)) throw unknownTask(id);
     const stored = await readTask(store, id, principal);
     const record = stored?.value as TaskRecord | undefined;
-    if (record === undefined || !isLegacy(record)) throw unknownTask(id);
+    if (record === undefined || !isLegacyTask(record)) throw unknownTask(id);
     if (isTerminal(record.status) || runs.has(id) || !leaseLapsed(record, Date.now()))
       return record;
     const failed = await move(id, principal, (r) =>
@@ -417,7 +398,7 @@ export function installLegacyTasks(
           name: String(params.name),
           args: (params.arguments ?? {}) as Json,
           context: { era: ERA },
-          lease: { owner: OWNER, until: Date.now() + limits.leaseMs },
+          lease: { owner, until: Date.now() + limits.leaseMs },
           ...(typeof asked === 'number' && Number.isSafeInteger(asked) && asked > 0
             ? { ttlMs: asked }
             : {}),
@@ -476,7 +457,7 @@ export function installLegacyTasks(
         void move(id, principal, (r) =>
           isTerminal(r.status)
             ? undefined
-            : { ...r, lease: { owner: OWNER, until: Date.now() + limits.leaseMs } },
+            : { ...r, lease: { owner, until: Date.now() + limits.leaseMs } },
         ).catch(() => {}),
       Math.max(1, Math.floor(limits.leaseMs / 3)),
     );
@@ -619,7 +600,7 @@ export function installLegacyTasks(
   on('tasks/list', async (request, ctx) => {
     const principal = server.principalOf(ctx);
     const all = (await listTasks(store, principal))
-      .filter(isLegacy)
+      .filter(isLegacyTask)
       .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const cursor = request.params.cursor;
     let start = 0;

@@ -1,0 +1,371 @@
+/**
+ * The task engine (2026-07-28, `io.modelcontextprotocol/tasks`): the replay engine with its
+ * journal in the task record instead of a sealed requestState. Each run replays the handler from
+ * the journal; an ask without an answer parks the task in `input_required` under a fresh wire key
+ * (the ask's key and a random suffix, never reused), and the run that follows the last answer
+ * replays with the answers taken from the record. Step results are written to the record as they
+ * are made, so a run that dies is resumed from its last journaled point, never recomputing them.
+ *
+ * A running handler holds a lease (this process and an expiry, renewed while it runs). A task
+ * whose lease ran out while `working` lost its process: the next `tasks/get` on any replica takes
+ * it over and replays it (at most `tasks.maxResumes` times, then it is marked failed). Replaying
+ * is safe because the journal holds every answer and step result, and `ask.once` steps refuse a
+ * second run through their markers; the bound stops a handler that kills its process every time.
+ */
+import {
+  type CallToolResult,
+  type ClientCapabilities,
+  type InputRequest,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { ElicitError } from '../../errors.ts';
+import { pooledRandom } from '../../kernel/random.ts';
+import type { Json, Store } from '../../kernel/store.ts';
+import type { AskLimits } from '../ask.ts';
+import { createAsk } from '../asks.ts';
+import { type Engine, SUSPEND } from '../engine.ts';
+import { RoundsExceededError } from '../errors.ts';
+import type { OnceStore } from '../once-store.ts';
+import type { PendingAsks } from '../pending.ts';
+import { type Journal, modernEngine, type Run } from '../replay.ts';
+import type { Runnable, ToolOutput } from '../runner.ts';
+import type { ConnectSettings } from '../url-mode.ts';
+import { wireError } from '../wire.ts';
+import {
+  isTerminal,
+  leaseLapsed,
+  readTask,
+  type TaskError,
+  type TaskLimits,
+  type TaskRecord,
+  updateTask,
+  without,
+} from './records.ts';
+
+/** What the task engine keeps in a record's `context` to run the handler again anywhere. */
+export interface TaskContext {
+  readonly revision: string;
+  readonly caps: ClientCapabilities | undefined;
+  readonly clientId: string | undefined;
+  /** Rounds of input so far (bounded by limits.maxRounds). */
+  readonly rounds: number;
+}
+
+/** A pending request as the record keeps it: the ask's own key and what went to the client. */
+interface Parked {
+  readonly ask: string;
+  readonly request: InputRequest;
+}
+
+/** What the task engine needs from the server. */
+export interface TaskHost {
+  readonly store: Store;
+  readonly limits: TaskLimits;
+  readonly askLimits: AskLimits;
+  readonly once: OnceStore;
+  readonly onceTtlMs: number;
+  readonly pending: PendingAsks;
+  readonly connect: ConnectSettings | undefined;
+  /** This process, as lease owner. */
+  readonly owner: string;
+  /** Handlers running in this process, by task id. */
+  readonly running: Map<string, AbortController>;
+  /** The registration a task runs (tools are looked up by name on every replica). */
+  entry(name: string): Runnable | undefined;
+}
+
+const toToolResult = (out: ToolOutput): CallToolResult =>
+  typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : out;
+
+function errorResult(error: ElicitError): CallToolResult {
+  return {
+    content: [{ type: 'text', text: error.message }],
+    isError: true,
+    _meta: { 'elicit/error': error.code },
+  };
+}
+
+/** What a handler's failure makes of the task: a tool's own error completes it, a protocol error fails it. */
+export function settleFailure(error: unknown): { result: CallToolResult } | { error: TaskError } {
+  const wire = wireError(error, 'tool', 'modern');
+  if (wire !== undefined)
+    return {
+      error: {
+        code: wire.code,
+        message: wire.message,
+        ...(wire.data === undefined ? {} : { data: wire.data as Json }),
+      },
+    };
+  if (error instanceof ElicitError) return { result: errorResult(error) };
+  // McpServer answers any other throw of a tool with an isError result; a task does the same.
+  const message = error instanceof Error ? error.message : String(error);
+  return { result: { content: [{ type: 'text', text: message }], isError: true } };
+}
+
+const wireKey = (ask: string) => `${ask}~${Buffer.from(pooledRandom(9)).toString('base64url')}`;
+
+const leaseFor = (host: TaskHost) => ({
+  owner: host.owner,
+  until: Date.now() + host.limits.leaseMs,
+});
+
+/**
+ * A handler's view of the call inside a task: its signal is the task's (cancel aborts it), and
+ * progress it reports (with the task id as progress token) becomes the task's status message,
+ * written at most every `tasks.progressEveryMs`.
+ */
+function taskContext(
+  base: ServerContext,
+  id: string,
+  signal: AbortSignal,
+  onProgress: (p: { progress: number; total?: number; message?: string }) => void,
+): ServerContext {
+  const mcpReq = base.mcpReq;
+  return {
+    ...base,
+    mcpReq: {
+      ...mcpReq,
+      signal,
+      _meta: { ...mcpReq._meta, progressToken: id },
+      notify: async (n: { method: string; params?: Record<string, unknown> }) => {
+        if (n.method !== 'notifications/progress' || n.params === undefined) return;
+        const { progress, total, message } = n.params;
+        if (typeof progress !== 'number' || !Number.isFinite(progress)) return;
+        onProgress({
+          progress,
+          ...(typeof total === 'number' && Number.isFinite(total) ? { total } : {}),
+          ...(typeof message === 'string' ? { message: message.slice(0, 1000) } : {}),
+        });
+      },
+    },
+  } as unknown as ServerContext;
+}
+
+/**
+ * Runs (or replays) the handler of task `id` once, in the background of whichever request
+ * brought it here; the caller has taken the lease. Settles the record: completed, failed,
+ * cancelled, or parked in `input_required` with fresh keys.
+ */
+export async function drive(
+  host: TaskHost,
+  id: string,
+  principal: string,
+  base: ServerContext,
+): Promise<void> {
+  const stored = await readTask(host.store, id, principal);
+  if (stored === undefined) return;
+  const record = stored.value as TaskRecord;
+  if (isTerminal(record.status) || record.lease?.owner !== host.owner) return;
+  const entry = host.entry(record.name);
+  const context = record.context as unknown as TaskContext;
+  const abort = new AbortController();
+  host.running.set(id, abort);
+  const update = (change: (r: TaskRecord) => TaskRecord | undefined) =>
+    updateTask(host.store, id, principal, change, host.limits);
+  // The lease is renewed while the handler runs; a cancel seen there aborts it.
+  const renew = setInterval(
+    () => {
+      void update((r) =>
+        r.lease?.owner === host.owner && !isTerminal(r.status)
+          ? { ...r, lease: leaseFor(host) }
+          : undefined,
+      )
+        .then((u) => {
+          if (u === undefined || isTerminal(u.record.status)) abort.abort();
+        })
+        .catch(() => {});
+    },
+    Math.max(1, Math.floor(host.limits.leaseMs / 3)),
+  );
+  renew.unref();
+  let progressTimer: NodeJS.Timeout | undefined;
+  let latest: { progress: number; total?: number; message?: string } | undefined;
+  let lastWrite = 0;
+  const flush = () => {
+    progressTimer = undefined;
+    const p = latest;
+    if (p === undefined) return;
+    latest = undefined;
+    lastWrite = Date.now();
+    void update((r) =>
+      r.status === 'working'
+        ? {
+            ...r,
+            progress: {
+              progress: p.progress,
+              ...(p.total === undefined ? {} : { total: p.total }),
+            },
+            ...(p.message === undefined ? {} : { statusMessage: p.message }),
+          }
+        : undefined,
+    ).catch(() => {});
+  };
+  const onProgress = (p: { progress: number; total?: number; message?: string }) => {
+    latest = p;
+    if (progressTimer !== undefined) return;
+    const wait = Math.max(0, lastWrite + host.limits.progressEveryMs - Date.now());
+    progressTimer = setTimeout(flush, wait);
+    progressTimer.unref();
+  };
+  try {
+    if (entry === undefined) {
+      await settle(update, {
+        error: {
+          code: ProtocolErrorCode.MethodNotFound,
+          message: `The tool ${JSON.stringify(record.name)} is not registered on this server.`,
+        },
+      });
+      return;
+    }
+    const journal = structuredClone(record.journal) as unknown as Journal;
+    const parked = (record.pending ?? {}) as unknown as Record<string, Parked>;
+    const responses: Record<string, unknown> = {};
+    for (const [wk, answer] of Object.entries(record.answers ?? {})) {
+      const p = parked[wk];
+      if (p !== undefined) responses[p.ask] = answer;
+    }
+    journal.p = Object.values(parked).map((p) => p.ask);
+    const run: Run = {
+      journal,
+      fresh: false,
+      responses,
+      caps: context.caps,
+      pending: new Map(),
+      once: host.once,
+      onceTtlMs: Math.max(host.onceTtlMs, record.ttlMs),
+      limits: host.askLimits,
+      revision: context.revision,
+      principal,
+      clientId: context.clientId,
+      connect: host.connect,
+      signal: abort.signal,
+      waits: host.pending,
+    };
+    const engine = journaled(modernEngine(run), journal, update);
+    const ask = createAsk(engine, principal, host.connect);
+    const ctx = taskContext(base, id, abort.signal, onProgress);
+    let out: unknown;
+    let thrown: { error: unknown } | undefined;
+    try {
+      out = await entry.handler(record.args, ask, ctx);
+    } catch (error) {
+      if (error !== SUSPEND) thrown = { error };
+    }
+    if (abort.signal.aborted) {
+      await settle(update, { cancelled: true });
+      return;
+    }
+    if (thrown !== undefined) {
+      await settle(update, settleFailure(thrown.error));
+      return;
+    }
+    if (run.pending.size > 0) {
+      const rounds = context.rounds + 1;
+      if (rounds > host.askLimits.maxRounds) {
+        await settle(update, settleFailure(new RoundsExceededError(host.askLimits.maxRounds)));
+        return;
+      }
+      const pending: Record<string, Json> = {};
+      for (const [ask, request] of run.pending)
+        pending[wireKey(ask)] = { ask, request } as unknown as Json;
+      journal.p = [];
+      const next = await update((r) =>
+        isTerminal(r.status)
+          ? undefined
+          : {
+              ...without(r, 'answers', 'lease', 'progress', 'statusMessage'),
+              status: 'input_required',
+              journal: journal as unknown as Json,
+              pending,
+              context: { ...context, rounds } as unknown as Json,
+            },
+      );
+      if (next === undefined || !next.changed) return;
+      return;
+    }
+    await settle(update, { result: toToolResult(out as ToolOutput) });
+  } catch (error) {
+    // The store failed or the record outgrew its bound: the task fails with what went wrong.
+    await settle(update, settleFailure(error)).catch(() => {});
+  } finally {
+    clearInterval(renew);
+    if (progressTimer !== undefined) clearTimeout(progressTimer);
+    host.running.delete(id);
+  }
+}
+
+type Update = (change: (r: TaskRecord) => TaskRecord | undefined) => Promise<unknown>;
+
+/** Moves the task to its terminal status, unless it is already terminal (a cancel wins). */
+async function settle(
+  update: Update,
+  outcome: { result: CallToolResult } | { error: TaskError } | { cancelled: true },
+): Promise<void> {
+  await update((r) => {
+    if (isTerminal(r.status)) return undefined;
+    const rest = without(r, 'answers', 'pending', 'lease', 'journal', 'progress');
+    if ('cancelled' in outcome) return { ...rest, status: 'cancelled' };
+    if ('error' in outcome) return { ...rest, status: 'failed', error: outcome.error };
+    return { ...rest, status: 'completed', result: outcome.result as unknown as Json };
+  });
+}
+
+/** The replay engine, with every new step result written to the record before the handler goes on. */
+function journaled(engine: Engine, journal: Journal, update: Update): Engine {
+  return {
+    ...engine,
+    async step(key, run, once) {
+      const known = Object.hasOwn(journal.s, key);
+      const value = await engine.step(key, run, once);
+      if (!known) {
+        const s = structuredClone(journal.s) as Json;
+        await update((r) => {
+          if (isTerminal(r.status)) return undefined;
+          const j = (r.journal ?? {}) as Record<string, Json>;
+          return { ...r, journal: { ...j, s } };
+        });
+      }
+      return value;
+    },
+  };
+}
+
+/**
+ * Takes over a task whose process died while it was `working` (its lease ran out): replays it
+ * here, or marks it failed once it has been taken over `tasks.maxResumes` times. True when this
+ * process now runs it.
+ */
+export async function recover(host: TaskHost, record: TaskRecord): Promise<boolean> {
+  if (record.status !== 'working' || host.running.has(record.id)) return false;
+  if (!leaseLapsed(record, Date.now())) return false;
+  const updated = await updateTask(
+    host.store,
+    record.id,
+    record.principal,
+    (r) => {
+      if (r.status !== 'working' || !leaseLapsed(r, Date.now())) return undefined;
+      if (r.resumes >= host.limits.maxResumes)
+        return {
+          ...without(r, 'lease', 'journal', 'answers', 'pending', 'progress'),
+          status: 'failed',
+          error: {
+            code: ProtocolErrorCode.InternalError,
+            message: `The task stopped ${r.resumes + 1} times without finishing (its process ended); it was not run again (tasks.maxResumes = ${host.limits.maxResumes}).`,
+          },
+        };
+      return { ...r, resumes: r.resumes + 1, lease: leaseFor(host) };
+    },
+    host.limits,
+  );
+  return updated?.changed === true && updated.record.lease?.owner === host.owner;
+}
+
+export { leaseFor };
+
+/** A protocol error for a task that cannot be found (unknown, expired, or another principal's). */
+export const unknownTask = () =>
+  new ProtocolError(ProtocolErrorCode.InvalidParams, 'Unknown task id', {
+    reason: 'unknown_task',
+  });

@@ -1,0 +1,248 @@
+/**
+ * The wire of the tasks extension on 2026-07-28: `CreateTaskResult` for a tools/call that became
+ * a task, and the `tasks/get`, `tasks/update` and `tasks/cancel` handlers. They are registered on
+ * the SDK's low-level server with `setRequestHandler(method, { params }, handler)`, the seam the
+ * SDK offers for extension methods (its own skills extension does the same), and the extension
+ * is advertised with `registerCapabilities`. `tasks/result` and `tasks/list` are not registered,
+ * so the SDK answers them -32601 as the extension requires.
+ */
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  type McpServer,
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ServerContext,
+  type StandardSchemaV1,
+} from '@modelcontextprotocol/server';
+import type { Json } from '../../kernel/store.ts';
+import { measureJson } from '../../schema/measure.ts';
+import {
+  drive,
+  leaseFor,
+  recover,
+  type TaskContext,
+  type TaskHost,
+  unknownTask,
+} from './engine.ts';
+import { isLegacyTask } from './legacy-tasks.ts';
+import {
+  createTask,
+  isTerminal,
+  readTask,
+  type TaskRecord,
+  updateTask,
+  without,
+} from './records.ts';
+
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** What the task methods need from the server. */
+export interface TaskMethodsServer {
+  readonly tasks: TaskHost;
+  principalOf(ctx: ServerContext): string;
+}
+
+/** The client capabilities of a 2026-07-28 request (they ride in every request's `_meta`). */
+export function requestCaps(ctx: ServerContext): ClientCapabilities | undefined {
+  const env = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  return env?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+}
+
+export function declaresTasks(caps: ClientCapabilities | undefined): boolean {
+  const ext = (caps as { extensions?: Record<string, unknown> } | undefined)?.extensions;
+  return (
+    ext !== undefined &&
+    ext !== null &&
+    typeof ext === 'object' &&
+    Object.hasOwn(ext, TASKS_EXTENSION)
+  );
+}
+
+/** -32021 naming the extension, for task methods or a `required` tool without it. */
+export const tasksRequired = (what: string) =>
+  new MissingRequiredClientCapabilityError(
+    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } as ClientCapabilities },
+    `${what} needs the ${TASKS_EXTENSION} extension; declare it in the request's client capabilities.`,
+  );
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The task fields every task response carries (integer milliseconds, ISO 8601 times). */
+function taskFields(r: TaskRecord) {
+  return {
+    taskId: r.id,
+    status: r.status,
+    ...(r.statusMessage === undefined ? {} : { statusMessage: r.statusMessage }),
+    createdAt: iso(r.createdAt),
+    lastUpdatedAt: iso(r.updatedAt),
+    ttlMs: r.ttlMs,
+    pollIntervalMs: r.pollIntervalMs,
+  };
+}
+
+/** The flat `CreateTaskResult` (no `requestState`, no nested `task`). */
+export const createTaskResult = (r: TaskRecord) => ({ resultType: 'task', ...taskFields(r) });
+
+/** The input requests still waiting for an answer, under their wire keys. */
+export function stillPending(r: TaskRecord): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  const answered = r.answers ?? {};
+  for (const [key, parked] of Object.entries(r.pending ?? {}))
+    if (!Object.hasOwn(answered, key)) out[key] = (parked as { request: Json }).request;
+  return out;
+}
+
+/** `tasks/get`'s DetailedTask: pending requests, or the inlined result or error once terminal. */
+export function detailedTask(r: TaskRecord) {
+  return {
+    resultType: 'complete',
+    ...taskFields(r),
+    ...(r.status === 'input_required' ? { inputRequests: stillPending(r) } : {}),
+    ...(r.status === 'completed' && r.result !== undefined ? { result: r.result } : {}),
+    ...(r.status === 'failed' && r.error !== undefined ? { error: r.error } : {}),
+  };
+}
+
+/**
+ * Creates the task for a tools/call and starts its handler in the background; resolves with the
+ * `CreateTaskResult` once the record is in the store.
+ */
+export async function startTask(
+  server: TaskMethodsServer,
+  init: {
+    principal: string;
+    name: string;
+    args: Json;
+    journal: Json;
+    context: TaskContext;
+  },
+  ctx: ServerContext,
+) {
+  const host = server.tasks;
+  const record = await createTask(
+    host.store,
+    {
+      principal: init.principal,
+      method: 'tools/call',
+      name: init.name,
+      args: init.args,
+      journal: init.journal,
+      context: init.context as unknown as Json,
+      lease: leaseFor(host),
+    },
+    host.limits,
+  );
+  void drive(host, record.id, init.principal, ctx);
+  return createTaskResult(record);
+}
+
+interface TaskIdParams {
+  readonly taskId?: unknown;
+}
+
+const MAX_RESPONSES = { maxSize: 1_048_576, maxDepth: 12 };
+
+/**
+ * The params of the task methods pass through as they are: the extension check comes first
+ * (-32021), then the task id (-32602), so they are checked in the handler. The SDK lifts
+ * `inputResponses` out of the params into the request context, where tasks/update reads them.
+ */
+const PARAMS: StandardSchemaV1<unknown, TaskIdParams> = {
+  '~standard': {
+    version: 1,
+    vendor: 'elicit',
+    validate: (value: unknown) => ({ value: (value ?? {}) as TaskIdParams }),
+  },
+};
+
+/** Registers the task methods on a 2026-07-28 McpServer and advertises the extension. */
+export function installTaskMethods(mcp: McpServer, server: TaskMethodsServer): void {
+  const host = server.tasks;
+  const low = mcp.server;
+  /** The caller's task, after the extension and principal checks; -32602 when unknown. */
+  async function own(method: string, params: TaskIdParams, ctx: ServerContext) {
+    if (!declaresTasks(requestCaps(ctx))) throw tasksRequired(method);
+    const principal = server.principalOf(ctx);
+    if (typeof params.taskId !== 'string')
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'taskId must be a string');
+    const stored = await readTask(host.store, params.taskId, principal);
+    // A 2025-11-25 task (legacy-tasks.ts) runs in its session's process: not one of these.
+    if (stored === undefined || isLegacyTask(stored.value as TaskRecord)) throw unknownTask();
+    return { principal, record: stored.value as TaskRecord };
+  }
+
+  low.setRequestHandler('tasks/get', { params: PARAMS }, async (params, ctx) => {
+    const { principal, record } = await own('tasks/get', params, ctx);
+    if (await recover(host, record)) {
+      void drive(host, record.id, principal, ctx);
+    }
+    const now = await readTask(host.store, record.id, principal);
+    return detailedTask((now?.value ?? record) as TaskRecord) as never;
+  });
+
+  low.setRequestHandler('tasks/update', { params: PARAMS }, async (params, ctx) => {
+    const { principal, record } = await own('tasks/update', params, ctx);
+    const responses = (ctx.mcpReq.inputResponses ?? {}) as Record<string, unknown>;
+    const keys = Object.keys(responses);
+    if (
+      measureJson(responses, MAX_RESPONSES) !== undefined ||
+      keys.length > host.askLimits.maxKeysPerRound * 4
+    )
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        'inputResponses is too large or too deeply nested',
+        { reason: 'input_responses_limit' },
+      );
+    // Answers for keys the task is not waiting on (or already has) are ignored; the first
+    // answer for a key is the one kept. The last missing answer moves the task to `working`
+    // and this process runs it.
+    const updated = await updateTask(
+      host.store,
+      record.id,
+      principal,
+      (r) => {
+        if (r.status !== 'input_required') return undefined;
+        const pending = r.pending ?? {};
+        const answers: Record<string, Json> = { ...r.answers };
+        let added = false;
+        for (const key of keys) {
+          if (!Object.hasOwn(pending, key) || Object.hasOwn(answers, key)) continue;
+          answers[key] = responses[key] as Json;
+          added = true;
+        }
+        if (!added) return undefined;
+        const complete = Object.keys(pending).every((k) => Object.hasOwn(answers, k));
+        if (!complete) return { ...r, answers };
+        return { ...r, answers, status: 'working', lease: leaseFor(host) };
+      },
+      host.limits,
+    );
+    if (updated?.changed === true && updated.record.status === 'working')
+      void drive(host, record.id, principal, ctx);
+    return { resultType: 'complete' } as never;
+  });
+
+  low.setRequestHandler('tasks/cancel', { params: PARAMS }, async (params, ctx) => {
+    const { principal, record } = await own('tasks/cancel', params, ctx);
+    await updateTask(
+      host.store,
+      record.id,
+      principal,
+      (r) =>
+        isTerminal(r.status)
+          ? undefined
+          : {
+              ...without(r, 'answers', 'pending', 'lease', 'journal', 'progress'),
+              status: 'cancelled',
+              cancelRequested: true,
+            },
+      host.limits,
+    );
+    host.running.get(record.id)?.abort();
+    return { resultType: 'complete' } as never;
+  });
+
+  low.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } } as never);
+}
