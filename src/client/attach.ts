@@ -1,6 +1,6 @@
 /**
  * Attaches the pipeline to an SDK v2 `Client`: declares the modes, serves `elicitation/create`
- * (pushed on 2025 sessions, also as a task there (tasks.ts), and inside the SDK's input_required
+ * (pushed on 2025 sessions, also as a task there (task-receiver.ts), and inside the SDK's input_required
  * auto-fulfilment on 2026-07-28),
  * tracks URL elicitations by id, and turns a -32042 from a tool call into consent, a wait for
  * completion, and a retry.
@@ -17,7 +17,7 @@ import {
   type Pipeline,
   type PipelineOptions,
 } from './pipeline.ts';
-import { type ClientTaskLimits, installClientTasks } from './tasks.ts';
+import { installTaskReceiver, type TaskReceiverLimits } from './task-receiver.ts';
 import type { ServerIdentity } from './types.ts';
 
 export interface AttachOptions extends PipelineOptions {
@@ -29,7 +29,7 @@ export interface AttachOptions extends PipelineOptions {
    * Task-augmented elicitation on 2025-11-25 (the server asks for the form as a task, then polls
    * it): declared and served by default, with these bounds; `false` declares nothing.
    */
-  readonly tasks?: Partial<ClientTaskLimits> | false;
+  readonly receiveTasks?: Partial<TaskReceiverLimits> | false;
 }
 
 type CallToolParams = Parameters<Client['callTool']>[0];
@@ -71,7 +71,7 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
   if (pipeline.modes.form) elicitation.form = {};
   if (pipeline.modes.url) elicitation.url = {};
   client.registerCapabilities({ elicitation });
-  if (options.tasks !== false) installClientTasks(client, options.tasks);
+  if (options.receiveTasks !== false) installTaskReceiver(client, options.receiveTasks);
 
   const pending = new Set<string>();
   // Ids being shown to the person right now: the completion may arrive before they return.

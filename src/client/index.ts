@@ -28,10 +28,10 @@ export {
   type SubmitResult,
 } from './session.ts';
 export {
-  ClientTaskLimitError,
-  type ClientTaskLimits,
-  DEFAULT_CLIENT_TASK_LIMITS,
-} from './tasks.ts';
+  DEFAULT_TASK_RECEIVER_LIMITS,
+  TaskReceiverLimitError,
+  type TaskReceiverLimits,
+} from './task-receiver.ts';
 export type {
   ClientEvent,
   FormRequest,

@@ -374,7 +374,7 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
     reach: 'wire',
     rpc: -32000,
     meaning:
-      'A server asked for more task-augmented elicitations than the client keeps at once (tasks.maxTasks); the request is refused with data.code and data.limit.',
+      'A server asked for more task-augmented elicitations than the client keeps at once (receiveTasks.maxTasks); the request is refused with data.code and data.limit.',
   },
   [ELICIT_URL_LOOP]: {
     part: 'client',

@@ -94,10 +94,10 @@ afterEach(async () => {
   for (const close of open.splice(0)) await close();
 });
 
-async function setup(tasks?: Parameters<typeof attachElicitation>[1]['tasks']) {
+async function setup(receiveTasks?: Parameters<typeof attachElicitation>[1]['receiveTasks']) {
   const held = heldRenderer();
   const client = new Client({ name: 'elicit', version: '1' });
-  attachElicitation(client, { renderer: held.renderer, rateLimit: false, tasks });
+  attachElicitation(client, { renderer: held.renderer, rateLimit: false, receiveTasks });
   const server = await plainServer(client);
   open.push(() => server.close());
   const { send } = server;
@@ -224,7 +224,7 @@ describe('our client answers task-augmented elicitation/create (plain SDK server
       expect((await rpcError(call('f'.repeat(32)))).code).toBe(-32602);
   });
 
-  it('keeps at most tasks.maxTasks (-32000 with data.code) and clamps the TTL', async () => {
+  it('keeps at most receiveTasks.maxTasks (-32000 with data.code) and clamps the TTL', async () => {
     const t = await setup({ maxTasks: 1, ttlMs: 5000 });
     const { task } = await t.elicitAsTask(10 ** 9);
     expect(task.ttl).toBe(5000);
@@ -233,9 +233,9 @@ describe('our client answers task-augmented elicitation/create (plain SDK server
     expect(refused.data).toMatchObject({ code: 'ELICIT_CLIENT_TASK_LIMIT', limit: 1 });
   });
 
-  it('with tasks: false declares nothing', async () => {
+  it('with receiveTasks: false declares nothing', async () => {
     const client = new Client({ name: 'elicit', version: '1' });
-    attachElicitation(client, { renderer: scriptedRenderer(), tasks: false });
+    attachElicitation(client, { renderer: scriptedRenderer(), receiveTasks: false });
     const server = await plainServer(client);
     open.push(() => server.close());
     expect(server.mcp.server.getClientCapabilities()?.tasks).toBeUndefined();

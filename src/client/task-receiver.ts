@@ -23,7 +23,7 @@ import { ELICIT_CLIENT_TASK_LIMIT } from '../kernel/error-codes.ts';
 import { pooledRandom } from '../kernel/random.ts';
 import { LimitOptionError } from '../schema/limits.ts';
 
-export interface ClientTaskLimits {
+export interface TaskReceiverLimits {
   /** Tasks kept at once, running or finished (until their TTL); default 16. */
   readonly maxTasks: number;
   /** The longest TTL granted; a shorter one asked for is kept. Default 10 minutes. */
@@ -34,7 +34,7 @@ export interface ClientTaskLimits {
   readonly listPageSize: number;
 }
 
-export const DEFAULT_CLIENT_TASK_LIMITS: ClientTaskLimits = Object.freeze({
+export const DEFAULT_TASK_RECEIVER_LIMITS: TaskReceiverLimits = Object.freeze({
   maxTasks: 16,
   ttlMs: 600_000,
   pollIntervalMs: 1000,
@@ -42,12 +42,12 @@ export const DEFAULT_CLIENT_TASK_LIMITS: ClientTaskLimits = Object.freeze({
 });
 
 /** A server asked for more task-augmented elicitations than this client keeps at once. */
-export class ClientTaskLimitError extends ElicitError {
+export class TaskReceiverLimitError extends ElicitError {
   readonly limit: number;
   constructor(limit: number) {
     super(
       ELICIT_CLIENT_TASK_LIMIT,
-      `This client already keeps ${limit} tasks (tasks.maxTasks); wait for some to finish and expire, or cancel some with tasks/cancel.`,
+      `This client already keeps ${limit} tasks (receiveTasks.maxTasks); wait for some to finish and expire, or cancel some with tasks/cancel.`,
     );
     this.limit = limit;
   }
@@ -73,10 +73,10 @@ interface Entry {
 type Handler = (request: never, ctx: { mcpReq: { signal: AbortSignal } }) => Promise<unknown>;
 type Wrap = (method: string, handler: Handler) => Handler;
 
-function checkTaskLimits(limits: ClientTaskLimits): void {
+function checkTaskLimits(limits: TaskReceiverLimits): void {
   for (const [name, value] of Object.entries(limits))
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
-      throw new LimitOptionError(`tasks.${name}`, value);
+      throw new LimitOptionError(`receiveTasks.${name}`, value);
 }
 
 const hex = (bytes: Uint8Array) =>
@@ -92,8 +92,8 @@ const unknownTask = () =>
  * Makes `client` a receiver of task-augmented `elicitation/create`: declares the capability and
  * serves the `tasks/*` requests. Call before the `elicitation/create` handler is registered.
  */
-export function installClientTasks(client: Client, partial?: Partial<ClientTaskLimits>): void {
-  const limits = { ...DEFAULT_CLIENT_TASK_LIMITS, ...partial };
+export function installTaskReceiver(client: Client, partial?: Partial<TaskReceiverLimits>): void {
+  const limits = { ...DEFAULT_TASK_RECEIVER_LIMITS, ...partial };
   checkTaskLimits(limits);
   client.registerCapabilities({
     tasks: { list: {}, cancel: {}, requests: { elicitation: { create: {} } } },
@@ -129,7 +129,7 @@ export function installClientTasks(client: Client, partial?: Partial<ClientTaskL
     if (task === null || typeof task !== 'object' || Array.isArray(task))
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'params.task must be an object');
     if (tasks.size >= limits.maxTasks) {
-      const error = new ClientTaskLimitError(limits.maxTasks);
+      const error = new TaskReceiverLimitError(limits.maxTasks);
       throw new ProtocolError(-32000, error.message, { code: error.code, limit: error.limit });
     }
     const asked = (task as { ttl?: unknown }).ttl;
