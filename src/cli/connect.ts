@@ -11,9 +11,11 @@ import { type Readable, Writable } from 'node:stream';
 import { styleText } from 'node:util';
 import * as p from '@clack/prompts';
 import type { RequestOptions } from '@modelcontextprotocol/client';
+import type { TaskCallOptions } from '../client/attach.ts';
 import { identityOf } from '../client/attach.ts';
 import { inert } from '../client/inert.ts';
 import { type Policy, type ScriptedAnswer, scriptedRenderer } from '../client/scripted.ts';
+import type { TaskState } from '../client/tasks.ts';
 import { type TerminalRenderer, terminalRenderer } from '../client/terminal.ts';
 import type { Renderer } from '../client/types.ts';
 import { ElicitError } from '../errors.ts';
@@ -195,8 +197,8 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
       if (active !== undefined) {
         active.timer.resume();
         keys.resume();
-        status.resume();
       }
+      status.resume();
     },
     say,
     status: (text) => status.set(text),
@@ -301,13 +303,18 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
 
   /**
    * One request with everything around it: status line, progress bar, the idle timeout, Ctrl-C
-   * and `c` to cancel (sent to the server as notifications/cancelled), reconnect and resend once
-   * when the server forgot the session.
+   * and `c` to cancel (sent to the server as notifications/cancelled, or tasks/cancel for a
+   * task), reconnect and resend once when the server forgot the session. A call the server runs
+   * as a task shows the task's status; when the connection drops while it runs, the host
+   * reconnects and picks the same task up again by its id instead of calling again.
    */
   async function request<T>(
     label: string,
-    send: (options: RequestOptions) => Promise<T>,
+    send: (options: RequestOptions & TaskCallOptions) => Promise<T>,
   ): Promise<T> {
+    // The task this call became, if any: kept across reconnects.
+    let taskId: string | undefined;
+    let reconnects = 0;
     for (let attempt = 0; ; attempt++) {
       if (!link.alive) {
         if (link.isStdio && o.interactive)
@@ -348,17 +355,27 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
           }
         } else if (key === 'c' || key === '\u001b') call.cancel();
       });
+      const options: RequestOptions & TaskCallOptions = {
+        signal: controller.signal,
+        timeout: NO_SDK_TIMEOUT,
+        onprogress: (progress) => {
+          timer.reset();
+          const message =
+            typeof progress.message === 'string' ? ` ${inert(progress.message, 80, false)}` : '';
+          status.set(`${label} ${progressBar(progress.progress, progress.total)}${message}`);
+        },
+        onTask: (task) => {
+          // Each poll is the server answering: the idle timer only watches for silence.
+          timer.reset();
+          if (taskId === undefined)
+            say(dim(`${label}: running as task ${inert(task.taskId, 80, false)}`));
+          taskId = task.taskId;
+          status.set(`${label} [task ${describeTask(task)}]  (Ctrl-C cancels)`);
+        },
+      };
       try {
-        return await send({
-          signal: controller.signal,
-          timeout: NO_SDK_TIMEOUT,
-          onprogress: (progress) => {
-            timer.reset();
-            const message =
-              typeof progress.message === 'string' ? ` ${inert(progress.message, 80, false)}` : '';
-            status.set(`${label} ${progressBar(progress.progress, progress.total)}${message}`);
-          },
-        });
+        if (taskId !== undefined) return (await link.elicit.resumeTask(taskId, options)) as T;
+        return await send(options);
       } catch (error) {
         if (cancelled || quitCode() !== undefined) throw new Cancelled();
         if (timedOut)
@@ -367,7 +384,30 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
             `No answer from the server within ${Math.round(limits.callTimeoutMs / 1000)} s (--timeout); the call was cancelled.`,
           );
         if (isAbort(error)) throw new Cancelled();
-        if (attempt === 0 && !link.isStdio && (isSessionGone(error) || isDisconnected(error))) {
+        const dropped = isSessionGone(error) || isDisconnected(error);
+        if (taskId !== undefined && dropped && reconnects < limits.taskReconnects) {
+          // The task lives on the server: reconnect (paced) and follow it again by its id.
+          say(
+            `The connection to the server dropped; picking task ${inert(taskId, 80, false)} up again…`,
+          );
+          status.set('reconnecting…');
+          for (;;) {
+            const wait = Math.min(limits.retryFirstMs * 2 ** reconnects, limits.retryMaxMs);
+            reconnects++;
+            await new Promise((r) => setTimeout(r, wait));
+            try {
+              await link.reopen();
+              break;
+            } catch (reconnect) {
+              if (reconnects >= limits.taskReconnects)
+                throw reconnect instanceof HostError
+                  ? reconnect
+                  : new HostError(ELICIT_HOST_CONNECT, describeFailure(reconnect));
+            }
+          }
+          continue;
+        }
+        if (attempt === 0 && taskId === undefined && !link.isStdio && dropped) {
           // A restarted server no longer knows the session: a new one, and the request again
           // (it was refused before it ran).
           say('The server lost the session (restarted?); reconnecting…');
@@ -517,12 +557,22 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
           const result = await request(
             `Getting prompt ${inert(prompt.name, 60, false)}`,
             (options) =>
-              link.client.getPrompt({ name: prompt.name, arguments: stringArgs(args) }, options),
+              link.elicit.followTasks(
+                () =>
+                  link.client.getPrompt(
+                    { name: prompt.name, arguments: stringArgs(args) },
+                    options,
+                  ),
+                options,
+              ),
           );
           p.log.success(renderPrompt(result, limits), io);
         } else if (kind === 'r') {
           const result = await request(`Reading ${inert(name, 80, false)}`, (options) =>
-            link.client.readResource({ uri: name }, options),
+            link.elicit.followTasks(
+              () => link.client.readResource({ uri: name }, options),
+              options,
+            ),
           );
           p.log.success(renderResource(result, limits), io);
         }
@@ -535,6 +585,14 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
       }
     }
   }
+}
+
+/** `working: step 2 of 5`, the status and the server's message (already inert). */
+function describeTask(task: TaskState): string {
+  const status = task.status.replace('_', ' ');
+  return task.statusMessage === undefined || task.statusMessage === ''
+    ? status
+    : `${status}: ${task.statusMessage}`;
 }
 
 /** Prompt arguments are strings: a flat form of text fields. */

@@ -47,6 +47,7 @@ export async function runDemo(options: {
             extras: ['wifi', 'meal'],
           },
         },
+        { match: 'Half the records are copied', action: 'accept', content: { confirmed: true } },
         {
           match: 'How did you like',
           action: 'accept',
@@ -56,6 +57,7 @@ export async function runDemo(options: {
       calls: [
         { name: 'book_trip', args: { city: 'Oslo' } },
         { name: 'feedback' },
+        { name: 'migrate_data' },
         { name: 'open_docs' },
         { name: 'open_docs', args: { url: 'https://аpple.com/login' } },
         { name: 'set_api_key' },

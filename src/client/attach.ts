@@ -7,10 +7,15 @@
  */
 
 import type { Client } from '@modelcontextprotocol/client';
-import { ProtocolError, UrlElicitationRequiredError } from '@modelcontextprotocol/client';
+import {
+  isCallToolResult,
+  ProtocolError,
+  UrlElicitationRequiredError,
+} from '@modelcontextprotocol/client';
 import { ElicitError } from '../errors.ts';
 import { ELICIT_URL_LOOP, ELICIT_URL_TIMEOUT } from '../kernel/error-codes.ts';
 import { LEGACY_REVISION } from '../kernel/revision.ts';
+import { answerInputRequests } from './mrtr.ts';
 import {
   createPipeline,
   ElicitationRefused,
@@ -18,7 +23,29 @@ import {
   type PipelineOptions,
 } from './pipeline.ts';
 import { installTaskReceiver, type TaskReceiverLimits } from './task-receiver.ts';
+import { createdTask, hookTaskResults, sdkTaskWire } from './task-wire.ts';
+import {
+  followTask,
+  TASKS_EXTENSION,
+  type TaskAnswerer,
+  type TaskLimits,
+  TaskRefused,
+  type TaskState,
+} from './tasks.ts';
 import type { ServerIdentity } from './types.ts';
+
+/** Following tasks (2026-07-28, the `io.modelcontextprotocol/tasks` extension). */
+export interface TaskOptions {
+  readonly limits?: Partial<TaskLimits>;
+  /** Each tasks/get, tasks/update and tasks/cancel request; default 30 s. */
+  readonly requestTimeoutMs?: number;
+}
+
+/** Per call: the signal cancels the task too (tasks/cancel); `onTask` sees its status. */
+export interface TaskCallOptions {
+  readonly signal?: AbortSignal;
+  readonly onTask?: (state: TaskState) => void;
+}
 
 export interface AttachOptions extends PipelineOptions {
   /** How long to wait for URL elicitations to complete before retrying a tool call; default 10 minutes. */
@@ -30,6 +57,11 @@ export interface AttachOptions extends PipelineOptions {
    * it): declared and served by default, with these bounds; `false` declares nothing.
    */
   readonly receiveTasks?: Partial<TaskReceiverLimits> | false;
+  /**
+   * Declare the tasks extension and follow the tasks a server answers with (poll, answer their
+   * questions, return the result). Default off; elicit's own hosts turn it on.
+   */
+  readonly tasks?: boolean | TaskOptions;
 }
 
 type CallToolParams = Parameters<Client['callTool']>[0];
@@ -40,9 +72,20 @@ export interface ElicitClient {
   /**
    * `client.callTool`, plus URL-mode handling on 2025-11-25: a -32042 error is shown to the
    * person (each URL needs its own consent), and the call is retried once every elicitation
-   * completes, or when `retryNow()` is called.
+   * completes, or when `retryNow()` is called. With `tasks` on, a task is followed to its end
+   * and its inlined result returned.
    */
-  callTool(params: CallToolParams, options?: CallToolOptions): ReturnType<Client['callTool']>;
+  callTool(
+    params: CallToolParams,
+    options?: CallToolOptions & TaskCallOptions,
+  ): ReturnType<Client['callTool']>;
+  /**
+   * Runs `send` (any request); when the server answers with a task, follows it and resolves
+   * with its inlined result instead.
+   */
+  followTasks<T>(send: () => Promise<T>, options?: TaskCallOptions): Promise<T>;
+  /** Picks up a task again by id (after a reconnect) and follows it to its end. */
+  resumeTask(taskId: string, options?: TaskCallOptions): Promise<Record<string, unknown>>;
   /** Ends the current wait for URL completions early and retries now. */
   retryNow(): void;
   /** URL elicitation ids consented to and not completed yet. */
@@ -70,7 +113,13 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
   const elicitation: Record<string, Record<string, never>> = {};
   if (pipeline.modes.form) elicitation.form = {};
   if (pipeline.modes.url) elicitation.url = {};
-  client.registerCapabilities({ elicitation });
+  const tasks: TaskOptions | undefined =
+    options.tasks === true ? {} : options.tasks === false ? undefined : options.tasks;
+  // On 2026-07-28 the SDK sends these capabilities with every request.
+  client.registerCapabilities({
+    elicitation,
+    ...(tasks === undefined ? {} : { extensions: { [TASKS_EXTENSION]: {} } }),
+  });
   if (options.receiveTasks !== false) installTaskReceiver(client, options.receiveTasks);
 
   const pending = new Set<string>();
@@ -154,12 +203,80 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
     });
   }
 
+  // A task's questions go through the same pipeline as every elicitation (mrtr.ts answers
+  // one key at a time here); a request the pipeline refuses stops the task.
+  const answerTask: TaskAnswerer = async (key, request, signal) => {
+    try {
+      const responses = await answerInputRequests(
+        pipeline,
+        { [key]: request },
+        {
+          server: identityOf(client),
+          revision: client.getNegotiatedProtocolVersion() ?? LEGACY_REVISION,
+          signal,
+        },
+        async (_key, other) => {
+          throw new TaskRefused(
+            `The server asked for ${JSON.stringify(other.method.slice(0, 60))} inside a task, which this client does not serve; the task was cancelled.`,
+          );
+        },
+      );
+      return responses[key];
+    } catch (error) {
+      if (error instanceof ElicitationRefused)
+        throw new TaskRefused(`${error.message} The task was cancelled.`);
+      throw error;
+    }
+  };
+
+  const follow = (created: unknown, callOptions?: TaskCallOptions) =>
+    followTask(created, sdkTaskWire(client, tasks?.requestTimeoutMs ?? 30_000), answerTask, {
+      signal: callOptions?.signal,
+      onStatus: callOptions?.onTask,
+      limits: tasks?.limits,
+    });
+
+  async function followTasks<T>(send: () => Promise<T>, callOptions?: TaskCallOptions) {
+    if (tasks === undefined) return send();
+    hookTaskResults(client);
+    try {
+      return await send();
+    } catch (error) {
+      const created = createdTask(error);
+      if (created === undefined) throw error;
+      return (await follow(created, callOptions)) as T;
+    }
+  }
+
+  // A tool call that became a task: its inlined result must be a tool result.
+  const callOnce = async (
+    params: CallToolParams,
+    callOptions?: CallToolOptions & TaskCallOptions,
+  ) => {
+    let followed = false;
+    const result = await followTasks(() => client.callTool(params, callOptions), {
+      signal: callOptions?.signal,
+      onTask: (state) => {
+        followed = true;
+        callOptions?.onTask?.(state);
+      },
+    });
+    if (followed && !isCallToolResult(result))
+      throw new TaskRefused('The task completed with a result that is not a tool result.');
+    return result;
+  };
+
   return {
     pipeline,
     pending,
     retryNow() {
       for (const hook of [...retryHooks]) hook();
       retryHooks.clear();
+    },
+    followTasks,
+    async resumeTask(taskId, callOptions) {
+      hookTaskResults(client);
+      return follow({ taskId }, callOptions);
     },
     async callTool(params, callOptions) {
       // Pages whose completion was announced: asked for again means the server is looping. A
@@ -168,7 +285,7 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
       const maxRetries = options.maxUrlRetries ?? 3;
       for (let round = 0; ; round++) {
         try {
-          return await client.callTool(params, callOptions);
+          return await callOnce(params, callOptions);
         } catch (error) {
           if (!(error instanceof UrlElicitationRequiredError) || round >= maxRetries) throw error;
           const elicitations = error.elicitations;

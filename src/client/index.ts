@@ -1,5 +1,12 @@
 /** elicit/client: safe elicitation handling for hosts built on the SDK v2 Client. */
-export { type AttachOptions, attachElicitation, type ElicitClient, identityOf } from './attach.ts';
+export {
+  type AttachOptions,
+  attachElicitation,
+  type ElicitClient,
+  identityOf,
+  type TaskCallOptions,
+  type TaskOptions,
+} from './attach.ts';
 export { inert } from './inert.ts';
 export { answerInputRequests, completeByDefault } from './mrtr.ts';
 export {
@@ -32,6 +39,22 @@ export {
   TaskReceiverLimitError,
   type TaskReceiverLimits,
 } from './task-receiver.ts';
+export {
+  DEFAULT_TASK_LIMITS,
+  type FollowOptions,
+  followTask,
+  TASKS_EXTENSION,
+  type TaskAnswerer,
+  TaskCancelled,
+  TaskFailed,
+  type TaskInputRequest,
+  type TaskLimits,
+  TaskRefused,
+  type TaskState,
+  type TaskStatus,
+  TaskTimeout,
+  type TaskWire,
+} from './tasks.ts';
 export type {
   ClientEvent,
   FormRequest,

@@ -29,6 +29,7 @@ const traveller = form({
 });
 
 const COUNT_TO = 20;
+const CHUNKS = 6;
 const PACE = { relaxed: 'Relaxed', packed: 'Packed' } as const;
 
 const FEELING = { loved: 'loved it', fine: 'found it fine', meh: 'did not like it' } as const;
@@ -46,7 +47,7 @@ export function demoServer(options: DemoOptions = {}): ElicitServer {
     name: 'elicit-demo',
     version: '0.1.0',
     instructions:
-      'A demo of MCP elicitation: try book_trip, feedback, open_docs, connect_calendar and set_api_key; slow_count reports progress and can be cancelled; the trip_brief prompt asks before it answers.',
+      'A demo of MCP elicitation: try book_trip, feedback, open_docs, connect_calendar and set_api_key; slow_count reports progress and can be cancelled; migrate_data runs as a task and asks half way; the trip_brief prompt asks before it answers.',
     ...(options.keyring === undefined ? {} : { keyring: options.keyring }),
     ...(options.connect === undefined ? {} : { connect: options.connect }),
   })
@@ -127,6 +128,41 @@ export function demoServer(options: DemoOptions = {}): ElicitServer {
             });
         }
         return `Counted to ${COUNT_TO}.`;
+      },
+    )
+    .tool(
+      'migrate_data',
+      {
+        title: 'Migrate records (a task)',
+        description: `Copies ${CHUNKS} chunks of (pretend) records, reporting progress, and asks before switching over half way. A task when the host supports tasks: it runs in the background and survives a server restart.`,
+        task: 'optional',
+      },
+      async (_args, ask, ctx) => {
+        const token = ctx.mcpReq._meta?.progressToken;
+        const report = (chunk: number, message: string) =>
+          token === undefined
+            ? undefined
+            : ctx.mcpReq.notify({
+                method: 'notifications/progress',
+                params: { progressToken: token, progress: chunk, total: CHUNKS, message },
+              });
+        for (let chunk = 1; chunk <= CHUNKS; chunk++) {
+          // Each chunk is a step: a task resumed after a restart goes on where it stopped.
+          await ask.step(`chunk-${chunk}`, async () => {
+            await sleep(300, undefined, { signal: ctx.mcpReq.signal });
+            return chunk;
+          });
+          await report(chunk, `Copied chunk ${chunk} of ${CHUNKS}`);
+          if (chunk === CHUNKS / 2) {
+            const go = await ask.confirm(
+              'switch_over',
+              `Half the records are copied. Point the application at the new database now?`,
+              { label: 'Switch over' },
+            );
+            if (!go) return `Stopped after ${chunk} of ${CHUNKS} chunks; nothing was switched.`;
+          }
+        }
+        return `Copied ${CHUNKS} chunks and switched over to the new database.`;
       },
     )
     .prompt(

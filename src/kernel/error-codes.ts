@@ -75,6 +75,10 @@ export const ELICIT_STORE_TTL = 'ELICIT_STORE_TTL';
 export const ELICIT_ELICITATION_REFUSED = 'ELICIT_ELICITATION_REFUSED';
 export const ELICIT_URL_TIMEOUT = 'ELICIT_URL_TIMEOUT';
 export const ELICIT_URL_LOOP = 'ELICIT_URL_LOOP';
+export const ELICIT_TASK_FAILED = 'ELICIT_TASK_FAILED';
+export const ELICIT_TASK_CANCELLED = 'ELICIT_TASK_CANCELLED';
+export const ELICIT_TASK_REFUSED = 'ELICIT_TASK_REFUSED';
+export const ELICIT_TASK_TIMEOUT = 'ELICIT_TASK_TIMEOUT';
 export const ELICIT_SIGNIN_UNSAFE_URL = 'ELICIT_SIGNIN_UNSAFE_URL';
 export const ELICIT_SIGNIN_STATE = 'ELICIT_SIGNIN_STATE';
 export const ELICIT_SIGNIN_NO_FLOW = 'ELICIT_SIGNIN_NO_FLOW';
@@ -382,6 +386,30 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
     meaning:
       'The server asked again for the same pages after they completed (-32042 loop); the call was stopped.',
   },
+  [ELICIT_TASK_FAILED]: {
+    part: 'client',
+    reach: 'local',
+    meaning:
+      'A task the client followed ended in `failed`; the error carries the inlined JSON-RPC error (code, message).',
+  },
+  [ELICIT_TASK_CANCELLED]: {
+    part: 'client',
+    reach: 'local',
+    meaning:
+      'A followed task ended in `cancelled`: the server cancelled it, or the call was aborted and the client sent tasks/cancel.',
+  },
+  [ELICIT_TASK_REFUSED]: {
+    part: 'client',
+    reach: 'local',
+    meaning:
+      "A server sent a task outside the client's bounds (id, questions per poll or per task, unknown status or input method); the client sent tasks/cancel.",
+  },
+  [ELICIT_TASK_TIMEOUT]: {
+    part: 'client',
+    reach: 'local',
+    meaning:
+      'A followed task did not end within limits.maxPolls or limits.maxWaitMs; the client sent tasks/cancel.',
+  },
   [ELICIT_SIGNIN_UNSAFE_URL]: {
     part: 'cli',
     reach: 'local',
@@ -530,6 +558,10 @@ export type ElicitErrorCode =
   | typeof ELICIT_ELICITATION_REFUSED
   | typeof ELICIT_URL_TIMEOUT
   | typeof ELICIT_URL_LOOP
+  | typeof ELICIT_TASK_FAILED
+  | typeof ELICIT_TASK_CANCELLED
+  | typeof ELICIT_TASK_REFUSED
+  | typeof ELICIT_TASK_TIMEOUT
   | typeof ELICIT_SIGNIN_UNSAFE_URL
   | typeof ELICIT_SIGNIN_STATE
   | typeof ELICIT_SIGNIN_NO_FLOW

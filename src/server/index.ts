@@ -10,6 +10,7 @@ export {
   type PromptHandler,
   type ResourceConfig,
   type ResourceHandler,
+  type TaskOptions,
   type ToolConfig,
   type ToolHandler,
   type ToolOutput,
@@ -71,7 +72,13 @@ export {
   type LegacyTaskLimits,
   TaskSessionLimitError,
 } from './tasks/legacy-tasks.ts';
-export type { TaskLimits } from './tasks/records.ts';
+export {
+  DEFAULT_TASK_LIMITS,
+  TaskConflictError,
+  TaskLimitError,
+  type TaskLimits,
+  TaskTooLargeError,
+} from './tasks/records.ts';
 export {
   type Connection,
   ConnectNotConfiguredError,

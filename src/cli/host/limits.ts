@@ -1,3 +1,5 @@
+import type { TaskLimits } from '../../client/tasks.ts';
+
 /** Every bound `elicit connect` applies, with its default. */
 export interface HostLimits {
   /** Connect (start, initialise) must finish within this; `--connect-timeout`. */
@@ -17,6 +19,10 @@ export interface HostLimits {
   /** First and longest pause between automatic retries while a browser step is pending. */
   readonly retryFirstMs: number;
   readonly retryMaxMs: number;
+  /** Reconnects while following one task (the server went away); paced like the retries above. */
+  readonly taskReconnects: number;
+  /** Bounds on a followed task (poll interval, polls, time, questions); elicit/client's defaults. */
+  readonly tasks?: Partial<TaskLimits>;
 }
 
 export const HOST_LIMITS: HostLimits = Object.freeze({
@@ -29,4 +35,5 @@ export const HOST_LIMITS: HostLimits = Object.freeze({
   urlRetries: 30,
   retryFirstMs: 2_000,
   retryMaxMs: 30_000,
+  taskReconnects: 5,
 });

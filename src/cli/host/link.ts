@@ -90,6 +90,8 @@ export class Link {
       openUrl: openInBrowser,
       completionTimeoutMs: o.limits.urlWaitMs,
       maxUrlRetries: o.limits.urlRetries,
+      // Long tools may run as tasks: followed to their end, questions and all.
+      tasks: { limits: o.limits.tasks },
     });
     client.setVersionNegotiation({
       mode: o.era === 'auto' ? 'auto' : o.era === 'legacy' ? 'legacy' : { pin: MODERN_REVISION },

@@ -13,6 +13,8 @@ export class StatusLine {
   #timer: NodeJS.Timeout | undefined;
   #frame = 0;
   #startedAt = 0;
+  // A prompt owns the terminal: new text is kept, and drawn on resume.
+  #suspended = false;
 
   constructor(out: Writable, tty: boolean) {
     this.#out = out;
@@ -34,6 +36,7 @@ export class StatusLine {
       this.#timer = undefined;
       return;
     }
+    if (this.#suspended) return;
     this.#timer ??= setInterval(() => this.#draw(), 120);
     this.#draw();
   }
@@ -46,17 +49,19 @@ export class StatusLine {
   print(line: string): void {
     this.#clear();
     this.#out.write(`${line}\n`);
-    if (this.#text !== '' && this.#tty) this.#draw();
+    if (this.#text !== '' && this.#tty && !this.#suspended) this.#draw();
   }
 
   /** Hides the line while a prompt owns the terminal; `resume` shows it again. */
   suspend(): void {
+    this.#suspended = true;
     this.#clear();
     clearInterval(this.#timer);
     this.#timer = undefined;
   }
 
   resume(): void {
+    this.#suspended = false;
     if (this.#text !== '' && this.#tty) {
       this.#timer ??= setInterval(() => this.#draw(), 120);
       this.#draw();

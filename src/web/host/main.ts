@@ -5,6 +5,7 @@
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { attachElicitation } from '../../client/attach.ts';
+import type { TaskState } from '../../client/tasks.ts';
 import { MODERN_REVISION } from '../../kernel/revision.ts';
 import { fromJsonSchema } from '../../schema/index.ts';
 import type { ElicitFormElement, ElicitResponseDetail } from '../form-element.ts';
@@ -93,13 +94,18 @@ function promptSchema(prompt: Prompt): { properties?: Record<string, unknown> } 
 
 /**
  * A running request: a row with a progress bar and a Cancel button. Cancel aborts the signal;
- * the SDK then sends notifications/cancelled (or, on 2026-07-28, ends the request's stream).
+ * the SDK then sends notifications/cancelled (or, on 2026-07-28, ends the request's stream),
+ * and a call that became a task is cancelled with tasks/cancel.
  */
 async function activity<T>(
   kind: 'tool' | 'prompt',
   name: string,
   label: string,
-  run: (signal: AbortSignal, onprogress: (p: Progress) => void) => Promise<T>,
+  run: (
+    signal: AbortSignal,
+    onprogress: (p: Progress) => void,
+    onTask: (task: TaskState) => void,
+  ) => Promise<T>,
 ): Promise<T | undefined> {
   const row = document.createElement('div');
   row.className = 'call';
@@ -134,8 +140,14 @@ async function activity<T>(
     detail.textContent =
       typeof p.message === 'string' ? p.message.slice(0, 120) : total > 0 ? `${done}/${total}` : '';
   };
+  // A task's status and message (already inert and bounded by the client), set as text.
+  const onTask = (task: TaskState) => {
+    row.dataset.task = task.taskId;
+    row.dataset.status = task.status;
+    detail.textContent = `${task.status.replace('_', ' ')}${task.statusMessage ? `: ${task.statusMessage}` : ''}`;
+  };
   try {
-    return await run(controller.signal, onprogress);
+    return await run(controller.signal, onprogress, onTask);
   } catch (error) {
     if (controller.signal.aborted) log(`✕ ${label}: cancelled.`, 'muted');
     else throw error;
@@ -168,6 +180,7 @@ async function start(era: string): Promise<void> {
     openUrl: async (href) => {
       window.open(href, '_blank', 'noopener,noreferrer');
     },
+    tasks: true,
   });
   client.setVersionNegotiation({
     mode: era === 'legacy' ? 'legacy' : era === 'modern' ? { pin: MODERN_REVISION } : 'auto',
@@ -189,10 +202,10 @@ async function start(era: string): Promise<void> {
       if (args === undefined) return;
       log(`▶ ${tool.name}`);
       try {
-        const result = await activity('tool', tool.name, label, (signal, onprogress) =>
+        const result = await activity('tool', tool.name, label, (signal, onprogress, onTask) =>
           elicit.callTool(
             { name: tool.name, arguments: args },
-            { timeout: 600_000, resetTimeoutOnProgress: true, signal, onprogress },
+            { timeout: 600_000, resetTimeoutOnProgress: true, signal, onprogress, onTask },
           ),
         );
         if (result === undefined) return;
@@ -219,10 +232,14 @@ async function start(era: string): Promise<void> {
       if (args === undefined) return;
       log(`▶ prompt ${prompt.name}`);
       try {
-        const result = await activity('prompt', prompt.name, label, (signal, onprogress) =>
-          client.getPrompt(
-            { name: prompt.name, arguments: args as Record<string, string> },
-            { timeout: 600_000, signal, onprogress },
+        const result = await activity('prompt', prompt.name, label, (signal, onprogress, onTask) =>
+          elicit.followTasks(
+            () =>
+              client.getPrompt(
+                { name: prompt.name, arguments: args as Record<string, string> },
+                { timeout: 600_000, signal, onprogress },
+              ),
+            { signal, onTask },
           ),
         );
         if (result === undefined) return;
