@@ -1,6 +1,7 @@
 /**
  * Attaches the pipeline to an SDK v2 `Client`: declares the modes, serves `elicitation/create`
- * (pushed on 2025 sessions, and inside the SDK's input_required auto-fulfilment on 2026-07-28),
+ * (pushed on 2025 sessions, also as a task there (task-receiver.ts), and inside the SDK's input_required
+ * auto-fulfilment on 2026-07-28),
  * tracks URL elicitations by id, and turns a -32042 from a tool call into consent, a wait for
  * completion, and a retry.
  */
@@ -21,6 +22,7 @@ import {
   type Pipeline,
   type PipelineOptions,
 } from './pipeline.ts';
+import { installTaskReceiver, type TaskReceiverLimits } from './task-receiver.ts';
 import { createdTask, hookTaskResults, sdkTaskWire } from './task-wire.ts';
 import {
   followTask,
@@ -50,6 +52,11 @@ export interface AttachOptions extends PipelineOptions {
   readonly completionTimeoutMs?: number;
   /** Retries of one tool call after URL elicitations; default 3. */
   readonly maxUrlRetries?: number;
+  /**
+   * Task-augmented elicitation on 2025-11-25 (the server asks for the form as a task, then polls
+   * it): declared and served by default, with these bounds; `false` declares nothing.
+   */
+  readonly receiveTasks?: Partial<TaskReceiverLimits> | false;
   /**
    * Declare the tasks extension and follow the tasks a server answers with (poll, answer their
    * questions, return the result). Default off; elicit's own hosts turn it on.
@@ -113,6 +120,7 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
     elicitation,
     ...(tasks === undefined ? {} : { extensions: { [TASKS_EXTENSION]: {} } }),
   });
+  if (options.receiveTasks !== false) installTaskReceiver(client, options.receiveTasks);
 
   const pending = new Set<string>();
   // Ids being shown to the person right now: the completion may arrive before they return.

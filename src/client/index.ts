@@ -35,6 +35,11 @@ export {
   type SubmitResult,
 } from './session.ts';
 export {
+  DEFAULT_TASK_RECEIVER_LIMITS,
+  TaskReceiverLimitError,
+  type TaskReceiverLimits,
+} from './task-receiver.ts';
+export {
   DEFAULT_TASK_LIMITS,
   type FollowOptions,
   followTask,

@@ -57,6 +57,8 @@ export const ELICIT_TASK_LIMIT = 'ELICIT_TASK_LIMIT';
 export const ELICIT_TASK_TOO_LARGE = 'ELICIT_TASK_TOO_LARGE';
 export const ELICIT_TASK_CONFLICT = 'ELICIT_TASK_CONFLICT';
 export const ELICIT_TASK_STORE_PROCESS_LOCAL = 'ELICIT_TASK_STORE_PROCESS_LOCAL';
+export const ELICIT_TASK_SESSION_LIMIT = 'ELICIT_TASK_SESSION_LIMIT';
+export const ELICIT_CLIENT_TASK_LIMIT = 'ELICIT_CLIENT_TASK_LIMIT';
 export const ELICIT_PROVIDER_CONFIG = 'ELICIT_PROVIDER_CONFIG';
 export const ELICIT_CONNECT_INSECURE = 'ELICIT_CONNECT_INSECURE';
 export const ELICIT_TOKEN_DESTINATION = 'ELICIT_TOKEN_DESTINATION';
@@ -285,6 +287,13 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
     meaning:
       'Tasks are kept in this process only (no store given): they do not survive a restart and replicas cannot see them.',
   },
+  [ELICIT_TASK_SESSION_LIMIT]: {
+    part: 'server',
+    reach: 'wire',
+    rpc: -32000,
+    meaning:
+      'A 2025-11-25 session already runs as many tasks as tasks.maxRunningPerSession allows; the task-augmented call is refused with data.code and data.limit.',
+  },
   [ELICIT_PROVIDER_CONFIG]: {
     part: 'connect',
     reach: 'local',
@@ -363,6 +372,13 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
     part: 'client',
     reach: 'local',
     meaning: 'The browser steps of a -32042 retry did not complete in time.',
+  },
+  [ELICIT_CLIENT_TASK_LIMIT]: {
+    part: 'client',
+    reach: 'wire',
+    rpc: -32000,
+    meaning:
+      'A server asked for more task-augmented elicitations than the client keeps at once (receiveTasks.maxTasks); the request is refused with data.code and data.limit.',
   },
   [ELICIT_URL_LOOP]: {
     part: 'client',
@@ -524,6 +540,8 @@ export type ElicitErrorCode =
   | typeof ELICIT_TASK_TOO_LARGE
   | typeof ELICIT_TASK_CONFLICT
   | typeof ELICIT_TASK_STORE_PROCESS_LOCAL
+  | typeof ELICIT_TASK_SESSION_LIMIT
+  | typeof ELICIT_CLIENT_TASK_LIMIT
   | typeof ELICIT_PROVIDER_CONFIG
   | typeof ELICIT_CONNECT_INSECURE
   | typeof ELICIT_TOKEN_DESTINATION

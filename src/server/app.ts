@@ -42,6 +42,7 @@ import {
   type StateError,
 } from './seal.ts';
 import type { TaskHost } from './tasks/engine.ts';
+import { installLegacyTasks, type LegacyTaskLimits } from './tasks/legacy-tasks.ts';
 import { installTaskMethods } from './tasks/methods.ts';
 import { type TaskLimits, taskLimits } from './tasks/records.ts';
 import type { ConnectSettings } from './url-mode.ts';
@@ -76,7 +77,8 @@ export interface ToolConfig<S extends StandardSchemaWithJSON | undefined> {
    * the client declares the extension: the call returns a task id at once and the handler runs
    * in the background, its asks parking the task until answered through `tasks/update`.
    * `optional`: without the extension the tool runs as any other; `required`: without it the
-   * call is refused (-32021). See docs/server.md.
+   * call is refused (-32021). On 2025-11-25 sessions it runs as a task when the client augments
+   * the call with `params.task` (`required`: only then, else -32601). See docs/server.md.
    */
   readonly task?: 'optional' | 'required';
   /**
@@ -94,6 +96,8 @@ export interface TaskOptions {
    */
   readonly store?: Store;
   readonly limits?: Partial<TaskLimits>;
+  /** Bounds of the 2025-11-25 tasks on legacy sessions (running per session, page size…). */
+  readonly legacy?: Partial<LegacyTaskLimits>;
 }
 export interface PromptConfig<S extends StandardSchemaWithJSON | undefined> {
   readonly title?: string;
@@ -333,7 +337,9 @@ export class ElicitServer {
     const gates = new WeakMap<object, Gate>();
     installGate(mcp, this, era, gates);
     installWireErrors(mcp, this.wireErrors);
-    if (era === 'modern' && this.entries.some((e) => e.task !== undefined)) {
+    const tools = this.entries.filter((e) => e.kind === 'tool');
+    const taskTools = tools.some((e) => e.task !== undefined);
+    if (taskTools) {
       if (this.tasksInMemory) {
         this.tasksInMemory = false;
         (this.options.onWarning ?? warnToConsole)({
@@ -342,7 +348,13 @@ export class ElicitServer {
             'tools run as tasks but no store is configured, so tasks live in this process only: they end with it and replicas cannot see them. Pass one: createServer({ store: sqliteStore(…) or redisStore(…) }).',
         });
       }
-      installTaskMethods(mcp, this);
+      if (era === 'modern') installTaskMethods(mcp, this);
+      else
+        installLegacyTasks(
+          mcp,
+          this,
+          new Map(tools.map((e) => [e.name, e.task?.support ?? 'forbidden'])),
+        );
     }
     for (const entry of this.entries) {
       const run = (args: unknown, ctx: ServerContext) =>
@@ -356,7 +368,14 @@ export class ElicitServer {
       if (entry.kind === 'tool') {
         const { inputSchema, annotations } = entry.config as ToolConfig<StandardSchemaWithJSON>;
         const cfg = defined({ title, description, inputSchema, annotations });
-        mcp.registerTool(entry.name, cfg as never, callback(inputSchema !== undefined));
+        const registered = mcp.registerTool(
+          entry.name,
+          cfg as never,
+          callback(inputSchema !== undefined),
+        );
+        // registerTool takes no `execution`; the registered tool carries it into tools/list.
+        if (era === 'legacy' && entry.task !== undefined)
+          registered.execution = { taskSupport: entry.task.support };
       } else if (entry.kind === 'prompt') {
         const { argsSchema } = entry.config;
         mcp.registerPrompt(

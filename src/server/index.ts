@@ -68,6 +68,11 @@ export {
 export { DEFAULT_SESSION_LIMITS, type SessionLimits } from './sessions.ts';
 export { stdio } from './stdio.ts';
 export {
+  DEFAULT_LEGACY_TASK_LIMITS,
+  type LegacyTaskLimits,
+  TaskSessionLimitError,
+} from './tasks/legacy-tasks.ts';
+export {
   DEFAULT_TASK_LIMITS,
   TaskConflictError,
   TaskLimitError,

@@ -26,6 +26,7 @@ import {
   type TaskHost,
   unknownTask,
 } from './engine.ts';
+import { isLegacyTask } from './legacy-tasks.ts';
 import {
   createTask,
   isTerminal,
@@ -167,7 +168,8 @@ export function installTaskMethods(mcp: McpServer, server: TaskMethodsServer): v
     if (typeof params.taskId !== 'string')
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'taskId must be a string');
     const stored = await readTask(host.store, params.taskId, principal);
-    if (stored === undefined) throw unknownTask();
+    // A 2025-11-25 task (legacy-tasks.ts) runs in its session's process: not one of these.
+    if (stored === undefined || isLegacyTask(stored.value as TaskRecord)) throw unknownTask();
     return { principal, record: stored.value as TaskRecord };
   }
 
