@@ -30,6 +30,7 @@ import {
   type SessionRefusal,
   SessionTable,
 } from './sessions.ts';
+import { serveListen } from './tasks/listen.ts';
 
 export interface HttpOptions {
   /** Host names accepted in `Host` (no port); default: localhost, 127.0.0.1, [::1]. */
@@ -212,7 +213,12 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
       if (refused !== undefined) return refused;
       const authInfo = await options.authInfo?.(req);
       if (await isLegacyRequest(req)) return legacy(req, authInfo);
-      return modern.fetch(req, { authInfo });
+      return serveListen(
+        req,
+        app.tasks,
+        () => app.httpPrincipal(authInfo),
+        (r) => modern.fetch(r, { authInfo }),
+      );
     },
     async close() {
       await table.closeAll();

@@ -99,6 +99,12 @@ export interface TaskLimits {
   readonly progressEveryMs: number;
   /** Compare-and-set attempts before an update gives up (TaskConflictError); default 32. */
   readonly maxUpdateAttempts: number;
+  /** Task ids one `subscriptions/listen` stream may watch (more are not honoured); default 32. */
+  readonly maxWatchedTasks: number;
+  /** Listen streams watching tasks one principal may hold open in this process; default 8. */
+  readonly maxTaskSubscriptions: number;
+  /** How often a listen stream reads the tasks it watches from the store (changes made on other replicas); default 1000 ms. */
+  readonly watchEveryMs: number;
 }
 
 export const DEFAULT_TASK_LIMITS: TaskLimits = Object.freeze({
@@ -110,6 +116,9 @@ export const DEFAULT_TASK_LIMITS: TaskLimits = Object.freeze({
   maxResumes: 3,
   progressEveryMs: 1000,
   maxUpdateAttempts: 32,
+  maxWatchedTasks: 32,
+  maxTaskSubscriptions: 8,
+  watchEveryMs: 1000,
 });
 
 export function taskLimits(partial: Partial<TaskLimits> | undefined): TaskLimits {
@@ -273,10 +282,33 @@ export async function updateTask(
       return { record: current, changed: false };
     const next: TaskRecord = { ...proposed, updatedAt: Math.max(now(), current.updatedAt) };
     checkSize(next, limits);
-    if (await store.update(taskKey(id), stored.version, next as unknown as Json))
+    if (await store.update(taskKey(id), stored.version, next as unknown as Json)) {
+      taskChanged(id);
       return { record: next, changed: true };
+    }
   }
   throw new TaskConflictError(id, limits.maxUpdateAttempts);
+}
+
+const watchers = new Map<string, Set<() => void>>();
+
+/**
+ * Calls `listener` when this process writes task `id` (listen streams check at once instead of
+ * at their next read; changes made by other replicas are seen at that read). Returns the stop.
+ */
+export function onTaskChange(id: string, listener: () => void): () => void {
+  let set = watchers.get(id);
+  if (set === undefined) watchers.set(id, (set = new Set()));
+  set.add(listener);
+  return () => {
+    set.delete(listener);
+    if (set.size === 0 && watchers.get(id) === set) watchers.delete(id);
+  };
+}
+
+function taskChanged(id: string): void {
+  const set = watchers.get(id);
+  if (set !== undefined) for (const listener of [...set]) listener();
 }
 
 /** Live tasks of `principal` (expired ones are gone from the store). */
