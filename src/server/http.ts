@@ -19,6 +19,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { ElicitServer } from './app.ts';
+import { DEFAULT_MAX_BODY_BYTES, readBodyOnce } from './body.ts';
 import { cancelOnHangUp, type HangUps } from './disconnect.ts';
 import { LimitOptionError, ListenError } from './errors.ts';
 import { BoundedEventStore, type EventStoreLimits } from './event-store.ts';
@@ -45,6 +46,8 @@ export interface HttpOptions {
   readonly events?: Partial<EventStoreLimits>;
   /** Milliseconds a client waits before reconnecting a stream the server closed; default 1000. */
   readonly retryMs?: number;
+  /** Largest request body read, in bytes (413 beyond it); default 4 MiB, as the SDK's. */
+  readonly maxBodyBytes?: number;
 }
 
 export interface McpHttpEntry {
@@ -111,7 +114,12 @@ function atRevision(req: Request, revision: string | undefined): Request {
   if (revision === undefined || req.headers.get('mcp-protocol-version') === revision) return req;
   const headers = new Headers(req.headers);
   headers.set('mcp-protocol-version', revision);
-  return new Request(req, { headers });
+  if (!req.bodyUsed) return new Request(req, { headers });
+  // A body already read is handed on parsed and never read again; a used body cannot be
+  // carried into a new Request (nor left out: init.body null means "the input's"), so an empty
+  // one stands in.
+  headers.delete('content-length');
+  return new Request(req, { headers, body: '' });
 }
 
 // Which app an entry serves, so listen() can check a non-loopback bind against it.
@@ -127,11 +135,19 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
   const modern = createMcpHandler(() => app.build('modern'), { legacy: 'reject' });
   const table = new SessionTable<Session>(limits);
   const retryMs = options.retryMs ?? 1000;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1)
+    throw new LimitOptionError('maxBodyBytes', maxBodyBytes);
   if (!Number.isSafeInteger(retryMs) || retryMs < 1) throw new LimitOptionError('retryMs', retryMs);
   // Checked once here, so a bad option fails at start, not at the first session.
   const eventLimits = new BoundedEventStore(options.events).limits;
 
-  async function legacy(req: Request, authInfo: AuthInfo | undefined): Promise<Response> {
+  async function legacy(
+    req: Request,
+    authInfo: AuthInfo | undefined,
+    parsed: unknown,
+  ): Promise<Response> {
+    const parsedBody = parsed === undefined ? {} : { parsedBody: parsed };
     // Callers without a principal share one quota of their own, apart from everyone else's.
     const principal = app.httpPrincipal(authInfo) ?? '';
     const sid = req.headers.get('mcp-session-id');
@@ -143,6 +159,7 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
       const { session } = entry;
       const response = await session.transport.handleRequest(atRevision(req, session.revision()), {
         authInfo,
+        ...parsedBody,
       });
       if (req.method === 'GET' && response.ok && !req.signal.aborted) {
         // The standalone stream: the session is in use while it is open.
@@ -152,12 +169,8 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
       }
       return response;
     }
-    let body: unknown;
-    try {
-      body = req.method === 'POST' ? await req.clone().json() : undefined;
-    } catch {
-      return rpcError(400, -32700, 'Parse error');
-    }
+    if (req.method === 'POST' && parsed === undefined) return rpcError(400, -32700, 'Parse error');
+    const body = parsed;
     if (!isInitializeRequest(body))
       return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id required');
     const ticket = table.reserve(principal);
@@ -212,12 +225,17 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
         hostHeaderValidationResponse(req, hosts) ?? originValidationResponse(req, origins);
       if (refused !== undefined) return refused;
       const authInfo = await options.authInfo?.(req);
-      if (await isLegacyRequest(req)) return legacy(req, authInfo);
+      // Read and parsed once here; the SDK is handed the parsed body and reads nothing again.
+      const body = await readBodyOnce(req, maxBodyBytes);
+      if ('response' in body) return body.response;
+      const { request, parsed } = body;
+      if (await isLegacyRequest(request, parsed)) return legacy(request, authInfo, parsed);
       return serveListen(
-        req,
+        request,
+        parsed,
         app.tasks,
         () => app.httpPrincipal(authInfo),
-        (r) => modern.fetch(r, { authInfo }),
+        (r, p) => modern.fetch(r, { authInfo, ...(p === undefined ? {} : { parsedBody: p }) }),
       );
     },
     async close() {

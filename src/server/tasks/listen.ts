@@ -9,9 +9,8 @@
  * wraps its response: the SDK's frames pass through, its acknowledgement gains the honoured
  * `taskIds`, and task notifications are written between them. When the SDK has nothing of its
  * own to send it ends the stream at once with its closing result; that frame is held back until
- * every watched task has ended (or the client goes away). Only the `Mcp-Method` header, which
- * 2026-07-28 clients send on every POST, decides whether a body is looked at, so other requests
- * are not read twice.
+ * every watched task has ended (or the client goes away). The body is the one httpEntry already
+ * parsed (body.ts); the SDK gets the filter without `taskIds` as its parsed body.
  *
  * Changes this process writes are seen at once (records.ts `onTaskChange`); changes another
  * replica writes, at the next read of the store (`tasks.watchEveryMs`). Bounds: `maxWatchedTasks`
@@ -24,8 +23,6 @@ import { isLegacyTask } from './legacy-tasks.ts';
 import { detailedTask } from './methods.ts';
 import { isTerminal, onTaskChange, readTask, type TaskRecord } from './records.ts';
 
-/** The largest listen request body looked at for `taskIds`; a larger one goes to the SDK as is. */
-const MAX_LISTEN_BODY = 65_536;
 const KEEP_ALIVE_MS = 15_000;
 
 interface ListenMessage {
@@ -38,24 +35,12 @@ interface ListenMessage {
 /** Open task subscriptions per principal, in this process. */
 const open = new Map<string, number>();
 
-/** A listen request that asks for tasks, parsed; undefined for anything else. */
-async function taskListen(req: Request): Promise<ListenMessage | undefined> {
-  if (req.method !== 'POST' || req.headers.get('mcp-method')?.trim() !== 'subscriptions/listen')
-    return undefined;
-  const text = await req.clone().text();
-  if (text.length > MAX_LISTEN_BODY) return undefined;
-  let message: unknown;
-  try {
-    message = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const m = message as Partial<ListenMessage> | null;
-  const filter = m?.params?.notifications;
+/** The listen request in `parsed` when it asks for tasks; undefined for anything else. */
+function taskListen(parsed: unknown): ListenMessage | undefined {
+  const m = parsed as Partial<ListenMessage> | null;
+  if (m === null || typeof m !== 'object' || m.method !== 'subscriptions/listen') return undefined;
+  const filter = m.params?.notifications;
   if (
-    m === null ||
-    typeof m !== 'object' ||
-    m.method !== 'subscriptions/listen' ||
     (typeof m.id !== 'string' && typeof m.id !== 'number') ||
     filter === null ||
     typeof filter !== 'object' ||
@@ -78,21 +63,15 @@ function taskParams(record: TaskRecord): Record<string, unknown> {
  */
 export async function serveListen(
   req: Request,
+  parsed: unknown,
   host: TaskHost,
   principalOf: () => string | undefined,
-  serve: (req: Request) => Promise<Response>,
+  serve: (req: Request, parsed: unknown) => Promise<Response>,
 ): Promise<Response> {
-  const message = await taskListen(req);
+  const message = taskListen(parsed);
   const principal = message === undefined ? undefined : principalOf();
-  if (message === undefined || principal === undefined) return serve(req);
+  if (message === undefined || principal === undefined) return serve(req, parsed);
   const { taskIds, ...sdkFilter } = message.params.notifications;
-  // The SDK sees its own filter fields only (it would reject or drop an unknown one).
-  const headers = new Headers(req.headers);
-  headers.delete('content-length');
-  const forSdk = new Request(req, {
-    headers,
-    body: JSON.stringify({ ...message, params: { ...message.params, notifications: sdkFilter } }),
-  });
   const held = open.get(principal) ?? 0;
   const wanted = (taskIds as unknown[])
     .filter((id): id is string => typeof id === 'string')
@@ -104,7 +83,11 @@ export async function serveListen(
       const record = stored?.value as TaskRecord | undefined;
       if (record !== undefined && !isLegacyTask(record)) honoured.push(record);
     }
-  const upstream = await serve(forSdk);
+  // The SDK sees its own filter fields only (it would reject or drop an unknown one).
+  const upstream = await serve(req, {
+    ...message,
+    params: { ...message.params, notifications: sdkFilter },
+  });
   const type = upstream.headers.get('content-type') ?? '';
   if (upstream.body === null || !type.includes('text/event-stream')) return upstream;
   return new Response(

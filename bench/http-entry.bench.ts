@@ -1,0 +1,80 @@
+/**
+ * `npm run bench http-entry`: CPU per modern tools/call through httpEntry against the same app
+ * through the SDK's own createMcpHandler (no Host/Origin guard, no legacy routing), interleaved
+ * ABBA in one process, in-process requests (no sockets) so only the handlers are measured.
+ */
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import { createServer, httpEntry } from '../src/server/index.ts';
+import type { Row } from './harness.ts';
+
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+};
+const app = createServer({ name: 'bench', version: '1' }).tool('hi', {}, async () => 'hello');
+const ours = httpEntry(app);
+const sdk = createMcpHandler(() => app.build('modern'), { legacy: 'reject' });
+const body = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'hi', arguments: {}, _meta: META },
+});
+const request = () =>
+  new Request('http://127.0.0.1/mcp', {
+    method: 'POST',
+    headers: {
+      host: '127.0.0.1',
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'hi',
+    },
+    body,
+  });
+const N = Number(process.env.BENCH_HTTP_CALLS ?? 2000);
+async function cpuPerCall(fetch: (r: Request) => Promise<Response>): Promise<number> {
+  const start = process.cpuUsage();
+  for (let i = 0; i < N; i++) await (await fetch(request())).text();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / N;
+}
+
+export default async function run(): Promise<Row[]> {
+  const a = (r: Request) => ours.fetch(r);
+  const b = (r: Request) => sdk.fetch(r);
+  await cpuPerCall(a);
+  await cpuPerCall(b);
+  // ABBA, four times: the median of the four ratios, with its range.
+  const ratios: number[] = [];
+  const oursUs: number[] = [];
+  const sdkUs: number[] = [];
+  for (let round = 0; round < 4; round++) {
+    const a1 = await cpuPerCall(a);
+    const b1 = await cpuPerCall(b);
+    const b2 = await cpuPerCall(b);
+    const a2 = await cpuPerCall(a);
+    ratios.push((a1 + a2) / (b1 + b2));
+    oursUs.push((a1 + a2) / 2);
+    sdkUs.push((b1 + b2) / 2);
+  }
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((x, y) => x - y);
+    return ((s[1] as number) + (s[2] as number)) / 2;
+  };
+  const sorted = [...ratios].sort((x, y) => x - y);
+  return [
+    {
+      group: 'http',
+      name: `modern tools/call CPU through httpEntry (ratio range ${sorted[0]?.toFixed(2)}–${sorted[3]?.toFixed(2)})`,
+      value: median(oursUs),
+      unit: 'µs CPU/call',
+      baseline: { name: 'SDK createMcpHandler, same app', value: median(sdkUs) },
+      ratio: median(ratios),
+      target: '≤ 1.00× SDK CPU',
+      met: median(ratios) <= 1,
+    },
+  ];
+}
