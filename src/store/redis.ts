@@ -48,6 +48,9 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Store
       ...options.redis,
     });
   const own = options.client === undefined;
+  // A lost connection also fails the commands that meet it, and their callers get that error;
+  // without a listener ioredis would print every reconnect attempt's error as unhandled.
+  if (own) client.on('error', () => {});
   const k = (key: string) => `${prefix}r:${key}`;
   const t = (tag: string) => `${prefix}t:${tag}`;
   const parse = <T extends Json>(raw: string | null): Stored<T> | undefined => {
