@@ -1,12 +1,4 @@
-/**
- * Task records on every store driver: creation bound to a principal, another principal's task
- * unknown, compare-and-set updates that keep terminal tasks terminal, the live cap and the size
- * bound, concurrent updates all applied.
- */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createTask,
   isTaskId,
@@ -18,20 +10,9 @@ import {
   taskLimits,
   updateTask,
 } from '../../src/server/tasks/records.ts';
-import { memoryStore, redisStore, type Store, sqliteStore } from '../../src/store/index.ts';
+import { storeDrivers } from '../support/drivers.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'elicit-task-records-'));
-const prefix = `elicit-test-tasks-${process.pid}-${Date.now()}:`;
-const opened: Store[] = [];
-afterAll(async () => {
-  for (const s of opened) await s.close();
-});
-
-const drivers: [string, () => Promise<Store>][] = [
-  ['memory', async () => memoryStore()],
-  ['sqlite', () => sqliteStore({ path: join(dir, 'tasks.db') })],
-  ['redis', () => redisStore({ url: 'redis://127.0.0.1:6379', prefix })],
-];
+const drivers = storeDrivers('task-records');
 
 const limits = taskLimits({ maxLivePerPrincipal: 3, maxRecordBytes: 4096 });
 const user = () => `user-${Math.random().toString(36).slice(2)}`;
@@ -45,7 +26,6 @@ const init = (principal: string) => ({
 describe.each(drivers)('task records: %s', (_name, make) => {
   const open = async () => {
     const s = await make();
-    opened.push(s);
     return s;
   };
 

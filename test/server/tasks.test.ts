@@ -1,32 +1,14 @@
-/**
- * Tools run as tasks (the tasks extension on 2026-07-28) on every store driver: the lifecycle
- * through tasks/get and tasks/update, partial and invalid answers, cancel, steps never run again,
- * another principal's tasks unknown, the caps, and the refusals without the extension.
- */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { boolean, form, integer, text } from '../../src/schema/index.ts';
 import { createServer, type ElicitWarning, httpEntry } from '../../src/server/index.ts';
-import { memoryStore, redisStore, type Store, sqliteStore } from '../../src/store/index.ts';
+import { memoryStore, type Store } from '../../src/store/index.ts';
+import { storeDrivers } from '../support/drivers.ts';
 import { MODERN_META } from '../support/kit.ts';
 import { accept, resultText, rpc, TASKS, until, userAuth } from '../support/tasks.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'elicit-tasks-'));
-const prefix = `elicit-test-tasks-${process.pid}-${Date.now()}:`;
-const opened: Store[] = [];
-afterAll(async () => {
-  for (const s of opened) await s.close();
-});
-
-const drivers: [string, () => Promise<Store>][] = [
-  ['memory', async () => memoryStore()],
-  ['sqlite', () => sqliteStore({ path: join(dir, 'tasks.db') })],
-  ['redis', () => redisStore({ url: 'redis://127.0.0.1:6379', prefix })],
-];
+const drivers = storeDrivers('tasks');
 
 function build(store: Store, limits: Record<string, number> = {}) {
   const calls = { charge: 0, aborted: 0 };
@@ -67,7 +49,6 @@ function build(store: Store, limits: Record<string, number> = {}) {
 describe.each(drivers)('tasks on %s', (_name, make) => {
   const open = async () => {
     const s = await make();
-    opened.push(s);
     return s;
   };
 

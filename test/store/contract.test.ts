@@ -1,32 +1,14 @@
-/**
- * One contract suite, run against every driver: memory, SQLite (a real file) and Redis (the
- * real server on 127.0.0.1:6379; its absence fails the run, it is never skipped).
- */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { memoryStore, redisStore, type Store, sqliteStore } from '../../src/store/index.ts';
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/index.ts';
 import { onceStoreFrom } from '../../src/store/once.ts';
+import { storeDrivers } from '../support/drivers.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'elicit-store-'));
-const prefix = `elicit-test-${process.pid}-${Date.now()}:`;
-const opened: Store[] = [];
-afterAll(async () => {
-  for (const s of opened) await s.close();
-});
-
-const drivers: [string, () => Promise<Store>][] = [
-  ['memory', async () => memoryStore()],
-  ['sqlite', () => sqliteStore({ path: join(dir, 'a.db') })],
-  ['redis', () => redisStore({ url: 'redis://127.0.0.1:6379', prefix })],
-];
+const drivers = storeDrivers('store');
 
 describe.each(drivers)('store contract: %s', (_name, make) => {
   let s: Store;
   const fresh = async () => {
     s = await make();
-    opened.push(s);
     return s;
   };
   const key = (k: string) => `${k}-${Math.random().toString(36).slice(2)}`;
@@ -115,7 +97,6 @@ describe.each(drivers.filter(([name]) => name !== 'memory'))('durable store: %s'
     await first.create(k, { status: 'pending' }, { ttlMs: 60_000 });
     await first.close();
     const second = await make();
-    opened.push(second);
     expect((await second.get(k))?.value).toEqual({ status: 'pending' });
   });
 });
