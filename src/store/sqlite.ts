@@ -19,9 +19,11 @@ export async function sqliteStore(options: SqliteOptions): Promise<Store> {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
   const db: DatabaseSync = new Database(options.path);
   const now = options.now ?? Date.now;
+  // The busy timeout first: switching to WAL takes a lock, and a second process opening the
+  // same file at that moment must wait for it rather than fail at once.
   db.exec(`
-    PRAGMA journal_mode = WAL;
     PRAGMA busy_timeout = 5000;
+    PRAGMA journal_mode = WAL;
     CREATE TABLE IF NOT EXISTS elicit_records (key TEXT PRIMARY KEY, value TEXT NOT NULL, version INTEGER NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS elicit_tags (tag TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (tag, key)) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS elicit_records_expiry ON elicit_records (expires_at);
