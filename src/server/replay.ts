@@ -3,8 +3,9 @@
  * takes the client's answers for the keys the previous round asked (others are ignored), runs
  * the handler until the first unanswered ask, and collects every pending request.
  */
-import { randomBytes } from 'node:crypto';
+
 import type { ClientCapabilities, InputRequest } from '@modelcontextprotocol/server';
+import { pooledRandom } from '../kernel/random.ts';
 import { type Ask, type AskLimits, declares } from './ask.ts';
 import { createAsk } from './asks.ts';
 import { type Engine, ESCALATE, SUSPEND, type UrlOutcome, urlStepKey } from './engine.ts';
@@ -37,7 +38,8 @@ export interface Journal {
 }
 
 export function freshJournal(): Journal {
-  return { n: randomBytes(16).toString('base64url'), a: {}, s: {}, p: [], t: {} };
+  // Every first round of every call draws a nonce: from the pool, not a system call each time.
+  return { n: Buffer.from(pooledRandom(16)).toString('base64url'), a: {}, s: {}, p: [], t: {} };
 }
 
 export { SUSPEND };
