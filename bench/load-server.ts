@@ -1,21 +1,13 @@
 /**
  * A server for the HTTP load test: a `hello` tool on both eras, and `heap` (the heap after a full
  * GC; run with --expose-gc). `elicit`: createServer + httpEntry. `sdk`: the same tool on a plain
- * McpServer, 2026-07-28 through the SDK's createMcpHandler and 2025 sessions through its session
- * transport, one node:http server for both.
+ * McpServer served by bench/sdk-http.ts.
  *
  *   node --expose-gc bench/load-server.ts <elicit|sdk> <port>
  */
-import { randomUUID } from 'node:crypto';
-import { createServer as createHttpServer } from 'node:http';
-import { toNodeHandler } from '@modelcontextprotocol/node';
-import {
-  createMcpHandler,
-  isLegacyRequest,
-  McpServer,
-  WebStandardStreamableHTTPServerTransport,
-} from '@modelcontextprotocol/server';
+import { McpServer } from '@modelcontextprotocol/server';
 import { createServer, httpEntry, listen } from '../src/server/index.ts';
+import { serveSdk } from './sdk-http.ts';
 
 const [kind, portArg] = process.argv.slice(2);
 const port = Number(portArg ?? 0);
@@ -39,26 +31,6 @@ if (kind === 'elicit') {
     s.registerTool('heap', {}, () => ({ content: [{ type: 'text', text: heap() }] }));
     return s;
   };
-  const modern = createMcpHandler(() => sdk(), { legacy: 'reject' });
-  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
-  const handler = toNodeHandler({
-    async fetch(req: Request) {
-      const sid = req.headers.get('mcp-session-id');
-      if (sid !== null)
-        return sessions.get(sid)?.handleRequest(req) ?? new Response(null, { status: 404 });
-      if (!(await isLegacyRequest(req))) return modern.fetch(req);
-      const t: WebStandardStreamableHTTPServerTransport =
-        new WebStandardStreamableHTTPServerTransport({
-          sessionIdGenerator: randomUUID,
-          onsessioninitialized: (id) => {
-            sessions.set(id, t);
-          },
-        });
-      await sdk().connect(t);
-      return t.handleRequest(req);
-    },
-  });
-  const server = createHttpServer((req, res) => void handler(req, res));
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await serveSdk(sdk, port);
 }
 process.stdout.write('ready\n');

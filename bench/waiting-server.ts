@@ -1,17 +1,15 @@
 /**
  * A server whose `wait` tool asks for a form and waits, for measuring what a waiting ask costs:
  * `elicit` (createServer + httpEntry, caps raised out of the way) or `sdk` (a plain McpServer
- * behind the SDK's session transport). `heap` reports the heap after a full GC, so run it with
+ * served by bench/sdk-http.ts). `heap` reports the heap after a full GC, so run it with
  * --expose-gc.
  *
  *   node --expose-gc bench/waiting-server.ts <elicit|sdk> <port>
  */
-import { randomUUID } from 'node:crypto';
-import { createServer as createHttpServer } from 'node:http';
-import { toNodeHandler } from '@modelcontextprotocol/node';
-import { McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { McpServer } from '@modelcontextprotocol/server';
 import { form, text } from '../src/schema/index.ts';
 import { createServer, httpEntry, listen } from '../src/server/index.ts';
+import { serveSdk } from './sdk-http.ts';
 
 const [kind, portArg] = process.argv.slice(2);
 const port = Number(portArg ?? 0);
@@ -50,24 +48,6 @@ if (kind === 'elicit') {
     s.registerTool('heap', {}, () => ({ content: [{ type: 'text', text: heap() }] }));
     return s;
   };
-  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
-  const handler = toNodeHandler({
-    async fetch(req: Request) {
-      const sid = req.headers.get('mcp-session-id');
-      if (sid !== null)
-        return sessions.get(sid)?.handleRequest(req) ?? new Response(null, { status: 404 });
-      const t: WebStandardStreamableHTTPServerTransport =
-        new WebStandardStreamableHTTPServerTransport({
-          sessionIdGenerator: randomUUID,
-          onsessioninitialized: (id) => {
-            sessions.set(id, t);
-          },
-        });
-      await sdk().connect(t);
-      return t.handleRequest(req);
-    },
-  });
-  const server = createHttpServer((req, res) => void handler(req, res));
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await serveSdk(sdk, port);
 }
 process.stdout.write('ready\n');
