@@ -32,8 +32,13 @@ interface ListenMessage {
   params: { notifications: Record<string, unknown> & { taskIds?: unknown } };
 }
 
-/** Open task subscriptions per principal, in this process. */
-const open = new Map<string, number>();
+/** Open task subscriptions per principal, per server (its task host) in this process. */
+const openBy = new WeakMap<TaskHost, Map<string, number>>();
+function openOf(host: TaskHost): Map<string, number> {
+  let open = openBy.get(host);
+  if (open === undefined) openBy.set(host, (open = new Map()));
+  return open;
+}
 
 /** The listen request in `parsed` when it asks for tasks; undefined for anything else. */
 function taskListen(parsed: unknown): ListenMessage | undefined {
@@ -72,7 +77,7 @@ export async function serveListen(
   const principal = message === undefined ? undefined : principalOf();
   if (message === undefined || principal === undefined) return serve(req, parsed);
   const { taskIds, ...sdkFilter } = message.params.notifications;
-  const held = open.get(principal) ?? 0;
+  const held = openOf(host).get(principal) ?? 0;
   const wanted = (taskIds as unknown[])
     .filter((id): id is string => typeof id === 'string')
     .slice(0, host.limits.maxWatchedTasks);
@@ -108,6 +113,7 @@ function merge(
   const decoder = new TextDecoder();
   const reader = sdk.getReader();
   const ids = honoured.map((r) => r.id);
+  const open = openOf(host);
   // What was last sent per task (as JSON), and the tasks still watched.
   const sent = new Map<string, string>();
   const watched = new Set(ids);
