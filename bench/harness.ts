@@ -21,6 +21,10 @@ export interface Row {
   readonly ratio?: number;
   readonly target?: string;
   readonly met?: boolean;
+  /** Lowest and highest ratio over the ABBA repeats (the ratio itself is their median). */
+  readonly range?: readonly [number, number];
+  /** CPU µs per operation (user + system, this process), ours and the baseline's. */
+  readonly cpu?: { readonly ours: number; readonly baseline: number };
 }
 
 let sink: unknown;
@@ -114,5 +118,103 @@ export function single(group: string, name: string, run: () => unknown, maxNs?: 
     value,
     unit: 'ns/op',
     ...(maxNs === undefined ? {} : { target: `≤ ${maxNs} ns`, met: value <= maxNs }),
+  };
+}
+
+export interface Slice {
+  /** Wall milliseconds per call. */
+  readonly ms: number;
+  /** CPU microseconds per call (user + system of this process). */
+  readonly cpuUs: number;
+}
+
+/** Calls `fn` one after another for `sliceMs` and returns its wall and CPU cost per call. */
+export async function slice(fn: () => Promise<unknown>, sliceMs: number): Promise<Slice> {
+  let ops = 0;
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  let now = start;
+  while (now - start < sliceMs) {
+    sink = await fn();
+    ops++;
+    now = performance.now();
+  }
+  const used = process.cpuUsage(cpu);
+  return { ms: (now - start) / ops, cpuUs: (used.user + used.system) / ops };
+}
+
+export interface AbbaResult {
+  /** Ours ÷ baseline wall time per call, one per repeat, ascending. */
+  readonly ratios: readonly number[];
+  readonly ratio: number;
+  readonly ours: Slice;
+  readonly baseline: Slice;
+}
+
+export const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1
+    ? (s[mid] as number)
+    : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+};
+
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 4);
+const SLICE_MS = Number(process.env.BENCH_SLICE_MS ?? 400);
+
+/**
+ * Ours and the baseline interleaved ours, baseline, baseline, ours (ABBA), repeated: a drift of
+ * the machine during a repeat weighs on both sides alike. Each repeat gives one time ratio; the
+ * result is their median with the range, and each side's median wall and CPU cost per call.
+ */
+export async function abba(
+  ours: () => Promise<unknown>,
+  baseline: () => Promise<unknown>,
+  { repeats = REPEATS, sliceMs = SLICE_MS } = {},
+): Promise<AbbaResult> {
+  await slice(ours, sliceMs / 2);
+  await slice(baseline, sliceMs / 2);
+  const ratios: number[] = [];
+  const a: Slice[] = [];
+  const b: Slice[] = [];
+  for (let r = 0; r < repeats; r++) {
+    const a1 = await slice(ours, sliceMs);
+    const b1 = await slice(baseline, sliceMs);
+    const b2 = await slice(baseline, sliceMs);
+    const a2 = await slice(ours, sliceMs);
+    ratios.push((a1.ms + a2.ms) / (b1.ms + b2.ms));
+    a.push(a1, a2);
+    b.push(b1, b2);
+  }
+  const side = (xs: Slice[]): Slice => ({
+    ms: median(xs.map((x) => x.ms)),
+    cpuUs: median(xs.map((x) => x.cpuUs)),
+  });
+  ratios.sort((x, y) => x - y);
+  return { ratios, ratio: median(ratios), ours: side(a), baseline: side(b) };
+}
+
+/** A throughput row from an ABBA result: ratio = baseline time ÷ ours (higher is better). */
+export function throughputRow(
+  group: string,
+  name: string,
+  result: AbbaResult,
+  baselineName: string,
+  minRatio: number,
+): Row {
+  const ratio = 1 / result.ratio;
+  const lo = 1 / (result.ratios[result.ratios.length - 1] as number);
+  const hi = 1 / (result.ratios[0] as number);
+  return {
+    group,
+    name,
+    value: result.ours.ms * 1e6,
+    unit: 'ns/op',
+    baseline: { name: baselineName, value: result.baseline.ms * 1e6 },
+    ratio,
+    range: [lo, hi],
+    cpu: { ours: result.ours.cpuUs, baseline: result.baseline.cpuUs },
+    target: `≥ ${minRatio.toFixed(2)}× baseline throughput`,
+    met: ratio >= minRatio,
   };
 }

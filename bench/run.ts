@@ -3,6 +3,7 @@
  * baselines, and writes bench/results/latest.json. Targets are reported, never asserted.
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { arch, cpus, platform, release, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { printTable } from '../scripts/table.ts';
@@ -33,16 +34,35 @@ const table = rows.map((r) => ({
   case: r.name,
   ours: fmt(r.value, r.unit),
   baseline: r.baseline === undefined ? '' : `${fmt(r.baseline.value, r.unit)} (${r.baseline.name})`,
-  ratio: r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}×`,
+  ratio:
+    r.ratio === undefined
+      ? ''
+      : `${r.ratio.toFixed(2)}×${r.range === undefined ? '' : ` (${r.range[0].toFixed(2)}–${r.range[1].toFixed(2)})`}`,
+  'CPU/call':
+    r.cpu === undefined ? '' : `${r.cpu.ours.toFixed(0)} / ${r.cpu.baseline.toFixed(0)} µs`,
   target: r.target ?? '',
   met: r.met === undefined ? '' : r.met ? 'yes' : 'NO',
 }));
-printTable(['group', 'case', 'ours', 'baseline', 'ratio', 'target', 'met'] as const, table);
+printTable(
+  ['group', 'case', 'ours', 'baseline', 'ratio', 'CPU/call', 'target', 'met'] as const,
+  table,
+);
+
+const cores = cpus();
+const machine = {
+  cpu: cores[0]?.model ?? 'unknown',
+  cores: cores.length,
+  memoryGiB: Math.round(totalmem() / 2 ** 30),
+  os: `${platform()} ${release()} ${arch()}`,
+};
+console.log(
+  `\nNode ${process.version}, ${machine.cpu} × ${machine.cores}, ${machine.memoryGiB} GiB, ${machine.os}`,
+);
 
 const out = join(here, 'results');
 mkdirSync(out, { recursive: true });
 writeFileSync(
   join(out, 'latest.json'),
-  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, machine, rows }, null, 2)}\n`,
 );
-console.log(`\nwrote ${join('bench', 'results', 'latest.json')}`);
+console.log(`wrote ${join('bench', 'results', 'latest.json')}`);

@@ -154,19 +154,25 @@ export function loadKeyring(keyring: Keyring, now: number = Date.now()): LoadedK
   };
 }
 
-/** AES-256-GCM: `ciphertext ‖ tag` of `plaintext` under `key` and a 12-byte `iv`. */
+/**
+ * AES-256-GCM: `head ‖ ciphertext ‖ tag` of `plaintext` under `key` and a 12-byte `iv` (`head`,
+ * bytes to write in front such as the salt and IV, saves the caller a second copy).
+ */
 export function aeadSeal(
   key: KeyObject,
   iv: Uint8Array,
   aad: Uint8Array,
   plaintext: string | Uint8Array,
+  head: readonly Uint8Array[] = [],
 ): Buffer {
   if (iv.length !== IV_BYTES) throw new RangeError(`the IV must be ${IV_BYTES} bytes`);
   const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
   cipher.setAAD(aad);
   const body =
     typeof plaintext === 'string' ? cipher.update(plaintext, 'utf8') : cipher.update(plaintext);
-  return Buffer.concat([body, cipher.final(), cipher.getAuthTag()]);
+  // GCM's final() yields no bytes; it completes the tag. One copy: `head ‖ ciphertext ‖ tag`.
+  cipher.final();
+  return Buffer.concat([...head, body, cipher.getAuthTag()]);
 }
 
 /**
@@ -185,10 +191,10 @@ export function aeadOpen(
   decipher.setAAD(aad);
   decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
   try {
-    return Buffer.concat([
-      decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES)),
-      decipher.final(),
-    ]);
+    const plain = decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES));
+    // GCM's final() yields no bytes; it is where the tag is checked (and throws).
+    decipher.final();
+    return plain;
   } catch {
     return undefined;
   }

@@ -10,22 +10,33 @@ import type {
   ListRootsResult,
 } from '@modelcontextprotocol/server';
 import {
+  type AllResult,
   type AllSpec,
+  type AnswerOf,
   type Ask,
   checkKey,
   confirm,
   declares,
   defaultMessage,
+  type FormOptions,
+  type FormResult,
   forRevision,
   judge,
   keepAnswers,
   rejected,
+  type UrlResult,
   withReasons,
 } from './ask.ts';
 import { type Engine, SUSPEND } from './engine.ts';
 import { AskUsageError, ElicitationUnsupportedError } from './errors.ts';
-import { refuseSensitive, resolveForm } from './forms.ts';
-import { askConnect, askSecret, type ConnectSettings } from './url-mode.ts';
+import { type FormInput, refuseSensitive, resolveForm } from './forms.ts';
+import {
+  askConnect,
+  askSecret,
+  type ConnectResult,
+  type ConnectSettings,
+  type SecretResult,
+} from './url-mode.ts';
 
 const CAPABILITY_NAMES = {
   form: 'form elicitation',
@@ -91,149 +102,219 @@ function notJson(v: unknown, at: string, depth: number): string | undefined {
   return undefined;
 }
 
+/**
+ * The `ask` of one request over an engine. Its methods live on the prototype and are bound to
+ * the instance the first time they are read, then kept as its own property: a handler may still
+ * destructure them (`async (args, { form }) => …`), and a waiting call holds only the methods it
+ * used, not a closure per method (thousands of calls may wait on people at once).
+ */
+class EngineAsk implements Ask {
+  readonly revision: string;
+  readonly #engine: Engine;
+  readonly #principal: string;
+  readonly #connect: ConnectSettings | undefined;
+
+  constructor(engine: Engine, principal: string, connect: ConnectSettings | undefined) {
+    this.revision = engine.revision;
+    this.#engine = engine;
+    this.#principal = principal;
+    this.#connect = connect;
+  }
+
+  can(what: 'form' | 'url' | 'sampling' | 'roots'): boolean {
+    return declares(this.#engine.caps, what, this.#engine.revision);
+  }
+
+  async form<F extends FormInput>(
+    key: string,
+    input: F,
+    opts?: FormOptions,
+  ): Promise<FormResult<AnswerOf<F>>> {
+    const engine = this.#engine;
+    checkKey(key);
+    const form = resolveForm(input);
+    refuseSensitive(key, form, opts?.allowSensitive);
+    const lowered = forRevision(form, engine.revision);
+    const mapAnswer = lowered.identity ? undefined : lowered.mapAnswer;
+    const kept = engine.recall(key);
+    if (kept !== undefined) {
+      const verdict = await judge(form, kept, mapAnswer);
+      if ('result' in verdict) return verdict.result as never;
+    }
+    need(engine, 'form');
+    const message = opts?.message ?? defaultMessage(form);
+    let request = elicit({ mode: 'form', message, requestedSchema: lowered.requestedSchema });
+    for (;;) {
+      const response = await engine.exchange(key, request);
+      const verdict = await judge(form, response, mapAnswer);
+      if ('result' in verdict) {
+        engine.remember(key, response);
+        return verdict.result as never;
+      }
+      const attempts = engine.failed(key);
+      if (attempts >= engine.limits.maxAttempts) throw rejected(key, attempts, verdict.issues);
+      request = elicit({
+        mode: 'form',
+        message: withReasons(message, verdict.issues, form),
+        requestedSchema: lowered.identity
+          ? keepAnswers(form, engine.revision, response, verdict.issues)
+          : lowered.requestedSchema,
+      });
+    }
+  }
+
+  confirm(key: string, message: string, options?: { label?: string }): Promise<boolean> {
+    return confirm(this, key, message, options);
+  }
+
+  async all<S extends Record<string, AllSpec>>(
+    specs: S,
+  ): Promise<{ [K in keyof S]: AllResult<S[K]> }> {
+    const keys = Object.keys(specs);
+    const { limits } = this.#engine;
+    if (keys.length > limits.maxKeysPerRound)
+      throw new AskUsageError(
+        `A handler asked for ${keys.length} inputs in one round; the limit is ${limits.maxKeysPerRound} (limits.maxKeysPerRound).`,
+      );
+    const results = await this.#engine.round(
+      keys.map((k) => () => {
+        const spec = specs[k] as AllSpec;
+        if ('form' in spec) return this.form(k, spec.form, spec) as Promise<unknown>;
+        if ('sample' in spec) return this.sample(k, spec.sample) as Promise<unknown>;
+        return this.roots(k) as Promise<unknown>;
+      }),
+    );
+    return Object.fromEntries(keys.map((k, i) => [k, results[i]])) as never;
+  }
+
+  async url(key: string, request: { message: string; url: string }): Promise<UrlResult> {
+    const engine = this.#engine;
+    checkKey(key);
+    const kept = engine.recall(key) as { action?: unknown } | undefined;
+    if (kept !== undefined) return { action: kept.action } as never;
+    need(engine, 'url');
+    const response = (await engine.exchange(
+      key,
+      elicit({ mode: 'url', message: request.message, url: request.url }),
+    )) as { action?: unknown } | undefined;
+    const a = response?.action;
+    const action = a === 'accept' || a === 'decline' ? a : 'cancel';
+    engine.remember(key, { action });
+    return { action };
+  }
+
+  async step<T>(key: string, fn: () => T | Promise<T>): Promise<T> {
+    checkKey(key);
+    return (await this.#engine.step(key, async () => toJson(key, await fn()), false)) as T;
+  }
+
+  async once<T>(key: string, fn: () => T | Promise<T>): Promise<T> {
+    checkKey(key);
+    return (await this.#engine.step(key, async () => toJson(key, await fn()), true)) as T;
+  }
+
+  sample(key: string, params: CreateMessageRequestParams): Promise<CreateMessageResult> {
+    return raw(
+      this.#engine,
+      key,
+      'sampling',
+      { method: 'sampling/createMessage', params } as InputRequest,
+      isSampling,
+    );
+  }
+
+  roots(key: string): Promise<ListRootsResult> {
+    return raw(
+      this.#engine,
+      key,
+      'roots',
+      { method: 'roots/list', params: {} } as InputRequest,
+      isRoots,
+    );
+  }
+
+  async connect(
+    provider: string,
+    opts?: { message?: string; label?: string; description?: string },
+  ): Promise<ConnectResult> {
+    const engine = this.#engine;
+    const force = await engine.mustStep('connect', provider, false);
+    return askConnect(this.#connect, this.#principal, provider, opts, force, (...a) =>
+      engine.urlStep(...a),
+    );
+  }
+
+  background(): Promise<void> {
+    return this.#engine.background();
+  }
+
+  async secret(
+    key: string,
+    opts: { label: string; description?: string; message?: string; fresh?: boolean },
+  ): Promise<SecretResult> {
+    checkKey(key);
+    const engine = this.#engine;
+    const force = await engine.mustStep('secret', key, opts.fresh === true);
+    return askSecret(this.#connect, this.#principal, key, opts, force, (...a) =>
+      engine.urlStep(...a),
+    );
+  }
+}
+
+// Each method becomes a getter that binds it to the instance on first read (see EngineAsk).
+for (const name of Object.getOwnPropertyNames(EngineAsk.prototype)) {
+  if (name === 'constructor') continue;
+  const method = (EngineAsk.prototype as unknown as Record<string, (...a: unknown[]) => unknown>)[
+    name
+  ] as (...a: unknown[]) => unknown;
+  Object.defineProperty(EngineAsk.prototype, name, {
+    configurable: true,
+    enumerable: false,
+    get(this: EngineAsk) {
+      const bound = method.bind(this);
+      Object.defineProperty(this, name, { value: bound, configurable: true, writable: true });
+      return bound;
+    },
+  });
+}
+
+/** A request the client answers with a result (sampling, roots); kept once it has the right shape. */
+async function raw<T>(
+  engine: Engine,
+  key: string,
+  what: 'sampling' | 'roots',
+  request: InputRequest,
+  valid: (r: unknown) => r is T,
+): Promise<T> {
+  checkKey(key);
+  const kept = engine.recall(key);
+  if (kept !== undefined) return kept as T;
+  need(engine, what);
+  for (;;) {
+    const response = await engine.exchange(key, request);
+    if (valid(response)) {
+      engine.remember(key, response);
+      return response;
+    }
+    const n = engine.failed(key);
+    if (n >= engine.limits.maxAttempts)
+      throw rejected(key, n, [
+        {
+          code: 'type',
+          field: undefined,
+          message: `The client's ${what} result had the wrong shape.`,
+        },
+      ]);
+  }
+}
+
 /** The `ask` of one request over `engine`; `connect` and `principal` serve ask.connect/secret. */
 export function createAsk(
   engine: Engine,
   principal: string,
   connect: ConnectSettings | undefined,
 ): Ask {
-  const { limits } = engine;
-
-  /** A request the client answers with a result (sampling, roots); kept once it has the right shape. */
-  async function raw<T>(
-    key: string,
-    what: 'sampling' | 'roots',
-    request: InputRequest,
-    valid: (r: unknown) => r is T,
-  ): Promise<T> {
-    checkKey(key);
-    const kept = engine.recall(key);
-    if (kept !== undefined) return kept as T;
-    need(engine, what);
-    for (;;) {
-      const response = await engine.exchange(key, request);
-      if (valid(response)) {
-        engine.remember(key, response);
-        return response;
-      }
-      const n = engine.failed(key);
-      if (n >= limits.maxAttempts)
-        throw rejected(key, n, [
-          {
-            code: 'type',
-            field: undefined,
-            message: `The client's ${what} result had the wrong shape.`,
-          },
-        ]);
-    }
-  }
-
-  const ask: Ask = {
-    revision: engine.revision,
-    can: (what) => declares(engine.caps, what, engine.revision),
-
-    async form(key, input, opts) {
-      checkKey(key);
-      const form = resolveForm(input);
-      refuseSensitive(key, form, opts?.allowSensitive);
-      const lowered = forRevision(form, engine.revision);
-      const mapAnswer = lowered.identity ? undefined : lowered.mapAnswer;
-      const kept = engine.recall(key);
-      if (kept !== undefined) {
-        const verdict = await judge(form, kept, mapAnswer);
-        if ('result' in verdict) return verdict.result as never;
-      }
-      need(engine, 'form');
-      const message = opts?.message ?? defaultMessage(form);
-      let request = elicit({ mode: 'form', message, requestedSchema: lowered.requestedSchema });
-      for (;;) {
-        const response = await engine.exchange(key, request);
-        const verdict = await judge(form, response, mapAnswer);
-        if ('result' in verdict) {
-          engine.remember(key, response);
-          return verdict.result as never;
-        }
-        const attempts = engine.failed(key);
-        if (attempts >= limits.maxAttempts) throw rejected(key, attempts, verdict.issues);
-        request = elicit({
-          mode: 'form',
-          message: withReasons(message, verdict.issues, form),
-          requestedSchema: lowered.identity
-            ? keepAnswers(form, engine.revision, response, verdict.issues)
-            : lowered.requestedSchema,
-        });
-      }
-    },
-
-    confirm: (key, message, options) => confirm(ask, key, message, options),
-
-    async all(specs) {
-      const keys = Object.keys(specs);
-      if (keys.length > limits.maxKeysPerRound)
-        throw new AskUsageError(
-          `A handler asked for ${keys.length} inputs in one round; the limit is ${limits.maxKeysPerRound} (limits.maxKeysPerRound).`,
-        );
-      const results = await engine.round(
-        keys.map((k) => () => {
-          const spec = specs[k] as AllSpec;
-          if ('form' in spec) return ask.form(k, spec.form, spec) as Promise<unknown>;
-          if ('sample' in spec) return ask.sample(k, spec.sample) as Promise<unknown>;
-          return ask.roots(k) as Promise<unknown>;
-        }),
-      );
-      return Object.fromEntries(keys.map((k, i) => [k, results[i]])) as never;
-    },
-
-    async url(key, request) {
-      checkKey(key);
-      const kept = engine.recall(key) as { action?: unknown } | undefined;
-      if (kept !== undefined) return { action: kept.action } as never;
-      need(engine, 'url');
-      const response = (await engine.exchange(
-        key,
-        elicit({ mode: 'url', message: request.message, url: request.url }),
-      )) as { action?: unknown } | undefined;
-      const a = response?.action;
-      const action = a === 'accept' || a === 'decline' ? a : 'cancel';
-      engine.remember(key, { action });
-      return { action };
-    },
-
-    async step(key, fn) {
-      checkKey(key);
-      return (await engine.step(key, async () => toJson(key, await fn()), false)) as never;
-    },
-
-    async once(key, fn) {
-      checkKey(key);
-      return (await engine.step(key, async () => toJson(key, await fn()), true)) as never;
-    },
-
-    sample: (key, params: CreateMessageRequestParams) =>
-      raw(
-        key,
-        'sampling',
-        { method: 'sampling/createMessage', params } as InputRequest,
-        isSampling,
-      ),
-
-    roots: (key) =>
-      raw(key, 'roots', { method: 'roots/list', params: {} } as InputRequest, isRoots),
-
-    async connect(provider, opts) {
-      const force = await engine.mustStep('connect', provider, false);
-      return askConnect(connect, principal, provider, opts, force, engine.urlStep);
-    },
-
-    background: () => engine.background(),
-
-    async secret(key, opts) {
-      checkKey(key);
-      const force = await engine.mustStep('secret', key, opts.fresh === true);
-      return askSecret(connect, principal, key, opts, force, engine.urlStep);
-    },
-  };
-  return ask;
+  return new EngineAsk(engine, principal, connect);
 }
 
 export { SUSPEND };

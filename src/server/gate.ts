@@ -20,7 +20,8 @@ export type Era = 'legacy' | 'modern';
 
 /** A request's opened state, handed from the gate to the handler wrapper. */
 export interface Gate {
-  readonly journal: Journal;
+  /** Undefined on 2025 sessions: a pushed ask keeps no journal. */
+  readonly journal: Journal | undefined;
   readonly fresh: boolean;
   readonly round: number;
   readonly binding: Binding;
@@ -61,7 +62,7 @@ export function openGate(
     name: request.params.name ?? request.params.uri ?? '',
     args: request.params.arguments ?? {},
   };
-  if (era === 'legacy') return { journal: freshJournal(), fresh: true, round: 0, binding };
+  if (era === 'legacy') return { journal: undefined, fresh: true, round: 0, binding };
   const responses = ctx.mcpReq.inputResponses;
   if (responses !== undefined) {
     const measured = measureJson(responses, MAX_RESPONSES);

@@ -22,9 +22,13 @@ export interface KeepAlive {
   hold(): () => void;
 }
 
+const NOTHING_HELD = () => {};
+/** No progress token, nothing to keep alive: shared, so most waiting calls allocate nothing. */
+const NO_KEEP_ALIVE: KeepAlive = { hold: () => NOTHING_HELD };
+
 export function progressKeepAlive(ctx: ServerContext, everyMs: number): KeepAlive {
   const token = ctx.mcpReq._meta?.progressToken;
-  if (token === undefined) return { hold: () => () => {} };
+  if (token === undefined) return NO_KEEP_ALIVE;
   const req = ctx.mcpReq;
   const notify = req.notify.bind(req);
   let highest: number | undefined;

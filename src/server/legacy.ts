@@ -14,9 +14,9 @@ import {
 } from '@modelcontextprotocol/server';
 import { type Ask, type AskLimits, declares } from './ask.ts';
 import { createAsk } from './asks.ts';
-import type { Engine } from './engine.ts';
+import type { Engine, UrlOutcome } from './engine.ts';
 import { AskAbandonedError, AskTimeoutError, ElicitationUnsupportedError } from './errors.ts';
-import { progressKeepAlive } from './keep-alive.ts';
+import { type KeepAlive, progressKeepAlive } from './keep-alive.ts';
 import type { PendingAsks } from './pending.ts';
 import {
   ConnectNotConfiguredError,
@@ -40,21 +40,57 @@ export function legacyAsk(
   limits: AskLimits,
   extras: LegacyExtras,
 ): Ask {
-  const caps: ClientCapabilities | undefined = mcp.server.getClientCapabilities();
-  const revision = mcp.server.getNegotiatedProtocolVersion() ?? '2025-11-25';
-  const signal = ctx.mcpReq.signal;
-  const waiter = { principal: extras.principal, session: mcp };
-  const keepAlive = progressKeepAlive(ctx, limits.progressEveryMs);
+  return createAsk(new PushEngine(ctx, mcp, limits, extras), extras.principal, extras.connect);
+}
+
+/**
+ * The push engine of one call. A class, so its methods are shared on the prototype: a waiting
+ * call holds one object, not a closure per method (see asks.ts on why that counts).
+ */
+class PushEngine implements Engine {
+  readonly revision: string;
+  readonly caps: ClientCapabilities | undefined;
+  readonly limits: AskLimits;
+  readonly #ctx: ServerContext;
+  readonly #mcp: McpServer;
+  readonly #extras: LegacyExtras;
+  readonly #keepAlive: KeepAlive;
+  // What this call has settled (answers `a`, invalid counts `t`, step results `s`), made on first
+  // use: most calls wait on one ask.
+  #memo: Map<string, unknown> | undefined;
+
+  constructor(ctx: ServerContext, mcp: McpServer, limits: AskLimits, extras: LegacyExtras) {
+    this.caps = mcp.server.getClientCapabilities();
+    this.revision = mcp.server.getNegotiatedProtocolVersion() ?? '2025-11-25';
+    this.limits = limits;
+    this.#ctx = ctx;
+    this.#mcp = mcp;
+    this.#extras = extras;
+    // Made now, not at the first wait: it tracks the handler's own progress from the start.
+    this.#keepAlive = progressKeepAlive(ctx, limits.progressEveryMs);
+  }
+
+  #memoGet(kind: 'a' | 't' | 's', key: string): unknown {
+    return this.#memo?.get(`${kind}\u0000${key}`);
+  }
+  #memoSet(kind: 'a' | 't' | 's', key: string, value: unknown): void {
+    (this.#memo ??= new Map()).set(`${kind}\u0000${key}`, value);
+  }
+
   /**
    * Every wait for the client holds a slot (refused past the caps, never queued). A timeout is
    * the person not answering; an abort or a closed connection is the client going away (it
    * cancelled, hung up, or its session closed): both end as typed errors the runner reports.
    */
-  const waitFor = async <T>(key: string, send: () => Promise<T>): Promise<T> => {
+  async #waitFor<T>(key: string, send: () => Promise<T>): Promise<T> {
+    const signal = this.#ctx.mcpReq.signal;
     if (signal.aborted) throw new AskAbandonedError(key, { cause: signal.reason });
-    const release = extras.pending.acquire(waiter);
+    const release = this.#extras.pending.acquire({
+      principal: this.#extras.principal,
+      session: this.#mcp,
+    });
     // The client's request timeout may be shorter than a person takes: progress keeps it open.
-    const beating = keepAlive.hold();
+    const beating = this.#keepAlive.hold();
     try {
       return await send();
     } catch (error) {
@@ -64,34 +100,95 @@ export function legacyAsk(
       )
         throw new AskAbandonedError(key, { cause: error });
       if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
-        throw new AskTimeoutError(key, limits.timeoutMs);
+        throw new AskTimeoutError(key, this.limits.timeoutMs);
       throw error;
     } finally {
       beating();
       release();
     }
-  };
-  const options = () => ({
-    relatedRequestId: ctx.mcpReq.id,
-    timeout: limits.timeoutMs,
-    signal,
-  });
+  }
+
+  #options() {
+    const { mcpReq } = this.#ctx;
+    return { relatedRequestId: mcpReq.id, timeout: this.limits.timeoutMs, signal: mcpReq.signal };
+  }
+
+  recall(key: string): unknown {
+    return this.#memoGet('a', key);
+  }
+
+  remember(key: string, response: unknown): void {
+    this.#memoSet('a', key, response);
+  }
+
+  /** One request through the SDK session, waited for under the caps. */
+  exchange(key: string, request: InputRequest): Promise<unknown> {
+    const { mcpReq } = this.#ctx;
+    const params = request.params as Record<string, unknown>;
+    if (request.method === 'sampling/createMessage')
+      return this.#waitFor(key, () => mcpReq.requestSampling(params as never, this.#options()));
+    if (request.method === 'roots/list')
+      return this.#waitFor(key, () =>
+        mcpReq.send({ method: 'roots/list' } as never, this.#options() as never),
+      );
+    // A URL elicitation needs an id on 2025-11-25; ours are random.
+    const withId =
+      params.mode === 'url' && params.elicitationId === undefined
+        ? { ...params, elicitationId: randomUUID() }
+        : params;
+    return this.#waitFor(key, () => mcpReq.elicitInput(withId as never, this.#options()));
+  }
+
+  failed(key: string): number {
+    const n = ((this.#memoGet('t', key) as number | undefined) ?? 0) + 1;
+    this.#memoSet('t', key, n);
+    return n;
+  }
+
+  async step(key: string, run: () => Promise<unknown>): Promise<unknown> {
+    // One call cannot be replayed: a step key asked twice gives its first result.
+    if (this.#memo?.has(`s\u0000${key}`) === true) return this.#memoGet('s', key);
+    const value = await run();
+    this.#memoSet('s', key, value);
+    return value;
+  }
+
+  round<T>(asks: readonly (() => Promise<T>)[]): Promise<T[]> {
+    return Promise.all(asks.map((a) => a()));
+  }
+
+  async background(): Promise<void> {}
+
+  async mustStep(purpose: RecordPurpose, subject: string, fresh: boolean): Promise<boolean> {
+    if (!fresh) return false;
+    // After a -32042 the retried call claims the completion it caused, once.
+    const settings = this.#extras.connect;
+    const claimed =
+      purpose === 'secret' &&
+      settings?.legacyMode === 'error' &&
+      (await claimRecentCompletion(settings, this.#extras.principal, purpose, subject));
+    return !claimed;
+  }
 
   /**
    * One URL step behind a connect link: a record bound to the principal, then either the
    * in-call flow (URL elicitation, wait for completion, notify the client) or -32042.
    */
-  async function urlStep(
+  async urlStep(
     purpose: RecordPurpose,
     subject: string,
     label: string,
     description: string | undefined,
     message: string | undefined,
-  ): Promise<'complete' | 'decline' | 'cancel'> {
+  ): Promise<UrlOutcome> {
+    const ctx = this.#ctx;
+    const { mcpReq } = ctx;
+    const extras = this.#extras;
     const settings = extras.connect;
     if (settings === undefined)
       throw new ConnectNotConfiguredError(purpose === 'connect' ? 'ask.connect' : 'ask.secret');
-    if (!declares(caps, 'url', revision)) throw new ElicitationUnsupportedError('URL elicitation');
+    if (!declares(this.caps, 'url', this.revision))
+      throw new ElicitationUnsupportedError('URL elicitation');
     const record = await settings.app.records.create({
       principal: extras.principal,
       clientId: ctx.http?.authInfo?.clientId,
@@ -106,9 +203,9 @@ export function legacyAsk(
     // The completion notification goes to this session only: the client that asked. After a
     // -32042 the call is over, so it rides the session's standalone stream, not the call's.
     const errorMode = settings.legacyMode === 'error';
-    const notify = mcp.server.createElicitationCompletionNotifier(
+    const notify = this.#mcp.server.createElicitationCompletionNotifier(
       record.id,
-      errorMode ? undefined : { relatedRequestId: ctx.mcpReq.id },
+      errorMode ? undefined : { relatedRequestId: mcpReq.id },
     );
     if (errorMode) {
       const stop = settings.app.bus.subscribe((e) => {
@@ -121,10 +218,10 @@ export function legacyAsk(
         { mode: 'url', message: text, url, elicitationId: record.id },
       ]);
     }
-    const response = await waitFor(subject, () =>
-      ctx.mcpReq.elicitInput(
+    const response = await this.#waitFor(subject, () =>
+      mcpReq.elicitInput(
         { mode: 'url', message: text, url, elicitationId: record.id },
-        options(),
+        this.#options(),
       ),
     );
     const action = (response as { action?: unknown }).action;
@@ -132,76 +229,17 @@ export function legacyAsk(
       await settings.app.records.finish(record.id, 'declined');
       return action === 'decline' ? 'decline' : 'cancel';
     }
-    const status = await waitFor(subject, () =>
-      waitForRecord(settings, record.id, settings.waitMs ?? limits.timeoutMs, signal),
+    const waitMs = settings.waitMs ?? this.limits.timeoutMs;
+    const status = await this.#waitFor(subject, () =>
+      waitForRecord(settings, record.id, waitMs, mcpReq.signal),
     );
-    if (signal.aborted) throw new AskAbandonedError(subject, { cause: signal.reason });
-    if (status === 'timeout')
-      throw new AskTimeoutError(subject, settings.waitMs ?? limits.timeoutMs);
+    if (mcpReq.signal.aborted)
+      throw new AskAbandonedError(subject, { cause: mcpReq.signal.reason });
+    if (status === 'timeout') throw new AskTimeoutError(subject, waitMs);
     if (status === 'complete') {
       await notify().catch(() => {});
       return 'complete';
     }
     return status === 'declined' ? 'decline' : 'cancel';
   }
-
-  // What this call has settled (answers `a`, invalid counts `t`, step results `s`), made on first
-  // use: most calls wait on one ask, and each waiting call's memory counts (see docs/server.md).
-  let memo: Map<string, unknown> | undefined;
-  const memoGet = (kind: 'a' | 't' | 's', key: string) => memo?.get(`${kind}\u0000${key}`);
-  const memoHas = (kind: 'a' | 't' | 's', key: string) => memo?.has(`${kind}\u0000${key}`) === true;
-  const memoSet = (kind: 'a' | 't' | 's', key: string, value: unknown) =>
-    void (memo ??= new Map()).set(`${kind}\u0000${key}`, value);
-
-  /** One request through the SDK session, waited for under the caps. */
-  function send(key: string, request: InputRequest): Promise<unknown> {
-    const params = request.params as Record<string, unknown>;
-    if (request.method === 'sampling/createMessage')
-      return waitFor(key, () => ctx.mcpReq.requestSampling(params as never, options()));
-    if (request.method === 'roots/list')
-      return waitFor(key, () =>
-        ctx.mcpReq.send({ method: 'roots/list' } as never, options() as never),
-      );
-    // A URL elicitation needs an id on 2025-11-25; ours are random.
-    const withId =
-      params.mode === 'url' && params.elicitationId === undefined
-        ? { ...params, elicitationId: randomUUID() }
-        : params;
-    return waitFor(key, () => ctx.mcpReq.elicitInput(withId as never, options()));
-  }
-
-  const engine: Engine = {
-    revision,
-    caps,
-    limits,
-    recall: (key) => memoGet('a', key),
-    remember: (key, response) => memoSet('a', key, response),
-    exchange: send,
-    failed(key) {
-      const n = ((memoGet('t', key) as number | undefined) ?? 0) + 1;
-      memoSet('t', key, n);
-      return n;
-    },
-    async step(key, run) {
-      // One call cannot be replayed: a step key asked twice gives its first result.
-      if (memoHas('s', key)) return memoGet('s', key);
-      const value = await run();
-      memoSet('s', key, value);
-      return value;
-    },
-    round: (asks) => Promise.all(asks.map((a) => a())),
-    urlStep,
-    background: async () => {},
-    async mustStep(purpose, subject, fresh) {
-      if (!fresh) return false;
-      // After a -32042 the retried call claims the completion it caused, once.
-      const settings = extras.connect;
-      const claimed =
-        purpose === 'secret' &&
-        settings?.legacyMode === 'error' &&
-        (await claimRecentCompletion(settings, extras.principal, purpose, subject));
-      return !claimed;
-    },
-  };
-  return createAsk(engine, extras.principal, extras.connect);
 }

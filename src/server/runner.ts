@@ -24,7 +24,7 @@ import type { Era, Gate } from './gate.ts';
 import { legacyAsk } from './legacy.ts';
 import type { OnceStore } from './once-store.ts';
 import type { PendingAsks } from './pending.ts';
-import { type Journal, modernAsk, SUSPEND } from './replay.ts';
+import { freshJournal, type Journal, modernAsk, SUSPEND } from './replay.ts';
 import type { Sealer } from './seal.ts';
 import type { TaskContext, TaskHost } from './tasks/engine.ts';
 import { declaresTasks, startTask, tasksRequired } from './tasks/methods.ts';
@@ -147,9 +147,10 @@ export async function invoke(
       },
       ctx,
     ).catch((error: unknown) => failed(server, error, kind, era, ctx));
-  if (asTask && task.start === 'call') return becomeTask(gate.journal);
+  const journal = gate.journal ?? freshJournal();
+  if (asTask && task.start === 'call') return becomeTask(journal);
   const run = {
-    journal: gate.journal,
+    journal,
     fresh: gate.fresh,
     responses: (ctx.mcpReq.inputResponses ?? undefined) as Record<string, unknown> | undefined,
     caps,

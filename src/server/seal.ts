@@ -13,7 +13,7 @@
  * form are refused (`old_format`): their conversation starts over. Every failure is one
  * StateError whose `reason` is for logs only; callers answer the client with a generic -32602.
  */
-import { createHash, createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
+import { createSecretKey, hash, hkdfSync, type KeyObject } from 'node:crypto';
 import { ElicitError } from '../errors.ts';
 import {
   ELICIT_LIMIT_INVALID,
@@ -120,6 +120,9 @@ interface Prepared extends Binding {
   readonly aad: Buffer;
 }
 const digests = new WeakMap<Binding, Prepared>();
+// One-shot hash: no Hash object per request.
+const argsDigest = (args: unknown) => hash('sha256', canonical(args ?? null), 'base64url');
+
 function aad(kid: string, audience: string, b: Binding): Buffer {
   const known = digests.get(b);
   if (
@@ -131,17 +134,30 @@ function aad(kid: string, audience: string, b: Binding): Buffer {
     known.name === b.name
   )
     return known.aad;
-  const digest =
-    known?.digest ??
-    createHash('sha256')
-      .update(canonical(b.args ?? null))
-      .digest('base64url');
+  const digest = known?.digest ?? argsDigest(b.args);
   // A JSON array: no field can run into the next whatever characters it holds.
   const data = Buffer.from(
     JSON.stringify([VERSION, kid, audience, b.principal, b.method, b.name, digest]),
   );
   digests.set(b, { ...b, digest, kid, audience, aad: data });
   return data;
+}
+
+const B64URL = /^[A-Za-z0-9_-]+$/;
+const B64URL_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+/**
+ * True when `text` is the one unpadded base64url spelling of its bytes, so a state has exactly
+ * one written form: only the alphabet (Buffer.from would skip stray characters), no length that
+ * leaves a lone character, and no bits set past the last byte. Same answer as decoding and
+ * re-encoding, without the second pass.
+ */
+export function canonicalBase64url(text: string): boolean {
+  if (!B64URL.test(text)) return false;
+  const rest = text.length % 4;
+  if (rest === 1) return false;
+  if (rest === 0) return true;
+  const last = B64URL_ALPHABET.indexOf(text.charAt(text.length - 1));
+  return (last & (rest === 2 ? 0b1111 : 0b11)) === 0;
 }
 
 function deriveKey(master: KeyObject, salt: Uint8Array): KeyObject {
@@ -182,11 +198,7 @@ export function createSealer(options: SealerOptions): Sealer {
       // IVs come from the pooled CSPRNG: one call per many seals instead of one each.
       const iv = pooledRandom(IV_BYTES);
       const body = JSON.stringify({ p: payload, r: round, x: now() + ttlMs });
-      const out = Buffer.concat([
-        salt,
-        iv,
-        aeadSeal(sealKey, iv, aad(current.id, audience, binding), body),
-      ]);
+      const out = aeadSeal(sealKey, iv, aad(current.id, audience, binding), body, [salt, iv]);
       const state = prefix + out.toString('base64url');
       if (state.length > maxLength) {
         throw new ElicitError(
@@ -210,12 +222,10 @@ export function createSealer(options: SealerOptions): Sealer {
       if (entry === undefined) throw new StateError('unknown_key');
       if (now() >= entry.retireAt) throw new StateError('retired_key');
       const text = state.slice(second + 1);
-      // Strict base64url: Buffer.from would silently skip stray characters.
-      if (!/^[A-Za-z0-9_-]+$/.test(text)) throw new StateError('malformed');
+      if (!canonicalBase64url(text)) throw new StateError('malformed');
       const raw = Buffer.from(text, 'base64url');
       const head = SALT_BYTES + IV_BYTES;
-      if (raw.length < head + TAG_BYTES + 2 || raw.toString('base64url') !== text)
-        throw new StateError('malformed');
+      if (raw.length < head + TAG_BYTES + 2) throw new StateError('malformed');
       const stateSalt = raw.subarray(0, SALT_BYTES);
       const cacheKey = `${kid}.${stateSalt.toString('base64url')}`;
       const cached = kid === current.id && stateSalt.equals(salt) ? sealKey : opened.get(cacheKey);

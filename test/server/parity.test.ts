@@ -81,6 +81,14 @@ const app = createServer({ name: 'parity', version: '1', limits: { timeoutMs: 20
     {},
     async (_a, ask) => (await ask.form('who', person, { message: 'Who?' })).action,
   )
+  // Methods taken off `ask` keep working: a handler may destructure them.
+  .tool('destructured', {}, async (_a, { form: f, confirm, step, can, revision }) => {
+    const made = await step('made', () => 7);
+    const r = await f('who', person, { message: 'Who?' });
+    const ok = await confirm('ok', 'Go?');
+    const name = r.action === 'accept' ? r.content.name : r.action;
+    return `${name} ${ok} ${made} ${can('form')} ${typeof revision}`;
+  })
   .tool('can', {}, async (_a, ask) =>
     (['form', 'url', 'sampling', 'roots'] as const).map((w) => `${w}=${ask.can(w)}`).join(' '),
   )
@@ -194,6 +202,7 @@ const CASES: Record<string, (c: Client) => Promise<unknown>> = {
   form: (c) => c.callTool({ name: 'form', arguments: {} }),
   decline: (c) => c.callTool({ name: 'decline', arguments: {} }),
   confirm: (c) => c.callTool({ name: 'confirm', arguments: {} }),
+  destructured: (c) => c.callTool({ name: 'destructured', arguments: {} }),
   all: (c) => c.callTool({ name: 'all', arguments: {} }),
   step: (c) => c.callTool({ name: 'step', arguments: {} }),
   'step-date': (c) => c.callTool({ name: 'step-date', arguments: {} }),
@@ -274,6 +283,7 @@ describe('era parity', () => {
     expect(r.form).toEqual(ok('accept Ann 40'));
     expect(r.decline).toEqual(ok('decline'));
     expect(r.confirm).toEqual(ok('true'));
+    expect(r.destructured).toEqual(ok('Ann true 7 true string'));
     expect(r.all).toEqual(ok('Ann/assistant/2'));
     expect(r.step).toEqual(
       ok(

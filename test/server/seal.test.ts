@@ -1,7 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { form, text } from '../../src/schema/index.ts';
 import { createServer, httpEntry } from '../../src/server/index.ts';
 import {
+  canonicalBase64url,
   checkKeyring,
   createSealer,
   generateKeySecret,
@@ -107,6 +109,32 @@ describe('sealed requestState', () => {
     expect(reason(() => sealer.open(null, bind))).toBe('not_string');
     expect(reason(() => sealer.open(42, bind))).toBe('not_string');
     expect(reason(() => sealer.open({ state }, bind))).toBe('not_string');
+  });
+
+  it('accepts exactly one written form of a state: the canonical base64url of its bytes', () => {
+    const decodesBack = (t: string) =>
+      /^[A-Za-z0-9_-]+$/.test(t) && Buffer.from(t, 'base64url').toString('base64url') === t;
+    const alphabet = fc.constantFrom(
+      ...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_+/=. '.split(''),
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: alphabet, minLength: 0, maxLength: 12 }), (t) => {
+        expect(canonicalBase64url(t)).toBe(decodesBack(t));
+      }),
+      { numRuns: 20_000 },
+    );
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 40 }), fc.nat(63), (bytes, bits) => {
+        const t = Buffer.from(bytes).toString('base64url');
+        expect(canonicalBase64url(t)).toBe(t.length > 0);
+        // The same bytes spelled with stray bits in the last character are refused.
+        const last = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.indexOf(
+          t.slice(-1),
+        );
+        const other = `${t.slice(0, -1)}${'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'[last ^ (bits & (t.length % 4 === 2 ? 15 : t.length % 4 === 3 ? 3 : 0))]}`;
+        if (t.length > 0) expect(canonicalBase64url(other)).toBe(other === t);
+      }),
+    );
   });
 
   it('enforces the full 16-byte tag', () => {

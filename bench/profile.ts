@@ -1,0 +1,112 @@
+/**
+ * `npm run profile [case]`: profiles one paired server case (server-cases.ts) on both sides in
+ * one process with the V8 sampling profiler, and prints self time per call by where the code
+ * lives: elicit, the SDK, zod, Node's own modules, garbage collection, other. Without a case it
+ * lists them; a case is picked by any part of its name.
+ *
+ *   npm run profile -- "one round: ask.form(hoisted"
+ */
+import { Session } from 'node:inspector/promises';
+import { printTable } from '../scripts/table.ts';
+import { serverCases } from './server-cases.ts';
+
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: { readonly url: string; readonly functionName: string };
+}
+interface Profile {
+  readonly nodes: readonly ProfileNode[];
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+}
+
+const AREAS = ['elicit', 'SDK', 'zod', 'Node', 'GC', 'other'] as const;
+type Area = (typeof AREAS)[number];
+
+function area(node: ProfileNode): Area {
+  const { url, functionName } = node.callFrame;
+  if (functionName === '(garbage collector)') return 'GC';
+  if (url.includes('/node_modules/@modelcontextprotocol/')) return 'SDK';
+  if (url.includes('/node_modules/zod/')) return 'zod';
+  if (url.includes('/src/')) return 'elicit';
+  if (url.startsWith('node:') || (url === '' && functionName !== '(idle)')) return 'Node';
+  return 'other';
+}
+
+/** Microseconds of self time per call, by area, plus the heaviest functions. */
+function summarise(profile: Profile, calls: number) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const areas = new Map<Area, number>(AREAS.map((a) => [a, 0]));
+  const fns = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const node = byId.get(id);
+    const dt = profile.timeDeltas[i] ?? 0;
+    if (node === undefined || node.callFrame.functionName === '(idle)') return;
+    const a = area(node);
+    areas.set(a, (areas.get(a) ?? 0) + dt);
+    const where = node.callFrame.url.replace(/^.*\/(node_modules|src)\//, '$1/');
+    const key = `${node.callFrame.functionName || '(anonymous)'} ${where}`;
+    fns.set(key, (fns.get(key) ?? 0) + dt);
+  });
+  const per = (us: number) => us / calls;
+  return {
+    areas: new Map([...areas].map(([a, us]) => [a, per(us)])),
+    top: [...fns]
+      .sort((x, y) => y[1] - x[1])
+      .slice(0, 12)
+      .map(([k, us]) => [k, per(us)] as const),
+  };
+}
+
+async function profileOf(session: Session, fn: () => Promise<unknown>, ms: number) {
+  for (let i = 0; i < 200; i++) await fn();
+  await session.post('Profiler.start');
+  let calls = 0;
+  const start = performance.now();
+  while (performance.now() - start < ms) {
+    await fn();
+    calls++;
+  }
+  const { profile } = await session.post('Profiler.stop');
+  return summarise(profile as unknown as Profile, calls);
+}
+
+const wanted = process.argv[2];
+const { cases, close } = await serverCases();
+const picked = wanted === undefined ? undefined : cases.find((c) => c.name.includes(wanted));
+if (picked === undefined) {
+  console.log(`cases:\n${cases.map((c) => `  ${c.name}`).join('\n')}`);
+  await close();
+  process.exit(wanted === undefined ? 0 : 1);
+}
+const session = new Session();
+session.connect();
+await session.post('Profiler.enable');
+await session.post('Profiler.setSamplingInterval', { interval: 50 });
+const ms = Number(process.env.PROFILE_MS ?? 3000);
+const ours = await profileOf(session, picked.ours, ms);
+const base = await profileOf(session, picked.baseline, ms);
+await close();
+session.disconnect();
+
+console.log(`${picked.name}\nself time per call, µs (elicit side | ${picked.baselineName} side)\n`);
+const total = (m: Map<Area, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+printTable(['area', 'elicit side', 'baseline side'] as const, [
+  ...AREAS.map((a) => ({
+    area: a,
+    'elicit side': (ours.areas.get(a) ?? 0).toFixed(1),
+    'baseline side': (base.areas.get(a) ?? 0).toFixed(1),
+  })),
+  {
+    area: 'total',
+    'elicit side': total(ours.areas).toFixed(1),
+    'baseline side': total(base.areas).toFixed(1),
+  },
+]);
+for (const [label, side] of [
+  ['elicit side', ours],
+  ['baseline side', base],
+] as const) {
+  console.log(`\nheaviest functions, ${label} (µs per call):`);
+  for (const [k, us] of side.top) console.log(`  ${us.toFixed(1).padStart(6)}  ${k}`);
+}

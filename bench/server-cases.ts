@@ -1,0 +1,247 @@
+/**
+ * The paired server cases, elicit beside the plain SDK 2.4 in one process, each side written in
+ * its best documented style. `server.bench.ts` measures them ABBA; `profile.ts` profiles one.
+ * - legacy (2025-11-25 session, in memory): `ask.form` vs `ctx.mcpReq.elicitInput`;
+ * - modern (2026-07-28, in-process requests through each side's web handler): `ask.form` vs
+ *   `inputRequired` + `acceptedContent` (zod), and three rounds vs `createRequestStateCodec`,
+ *   the codec created once (hoisted), unbound and bound as the SDK documents.
+ */
+import {
+  Client,
+  InMemoryTransport,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
+import {
+  acceptedContent,
+  type CallToolResult,
+  createMcpHandler,
+  createRequestStateCodec,
+  type InputRequiredResult,
+  inputRequired,
+  McpServer,
+  type RequestStateCodec,
+} from '@modelcontextprotocol/server';
+import * as z from 'zod';
+import { choice, form, integer, text } from '../src/schema/index.ts';
+import { createServer } from '../src/server/index.ts';
+
+export const SCHEMA = {
+  type: 'object' as const,
+  properties: {
+    name: { type: 'string' as const },
+    age: { type: 'integer' as const, minimum: 0, maximum: 150 },
+    color: { type: 'string' as const, enum: ['red', 'green', 'blue'] },
+  },
+  required: ['name'],
+};
+/** The SDK docs' style: the schema object literal written inside the handler. */
+const perCall = () => ({
+  ...SCHEMA,
+  properties: { ...SCHEMA.properties, name: { type: 'string' as const } },
+});
+const ANSWER = { name: 'Ann', age: 42, color: 'green' };
+const shape = () => ({
+  name: text(),
+  age: integer({ min: 0, max: 150, optional: true }),
+  color: choice(['red', 'green', 'blue'], { optional: true }),
+});
+export const ours = form(shape());
+const Answer = z.object({
+  name: z.string(),
+  age: z.number().int().min(0).max(150).optional(),
+  color: z.enum(['red', 'green', 'blue']).optional(),
+});
+const text1 = (t: string): CallToolResult => ({ content: [{ type: 'text', text: t }] });
+
+export function sdkLegacy(): McpServer {
+  const s = new McpServer({ name: 'sdk', version: '1' });
+  s.registerTool('reused', {}, async (ctx) => {
+    const r = await ctx.mcpReq.elicitInput(
+      { message: 'Who?', requestedSchema: SCHEMA },
+      { relatedRequestId: ctx.mcpReq.id },
+    );
+    return text1(String(r.action));
+  });
+  s.registerTool('fresh', {}, async (ctx) => {
+    const r = await ctx.mcpReq.elicitInput(
+      { message: 'Who?', requestedSchema: perCall() },
+      { relatedRequestId: ctx.mcpReq.id },
+    );
+    return text1(String(r.action));
+  });
+  return s;
+}
+
+export const app = createServer({ name: 'elicit', version: '1' })
+  .tool('reused', {}, async (_a, ask) => (await ask.form('who', ours, { message: 'Who?' })).action)
+  .tool(
+    'fresh',
+    {},
+    async (_a, ask) => (await ask.form('who', perCall(), { message: 'Who?' })).action,
+  )
+  .tool(
+    'built',
+    {},
+    async (_a, ask) => (await ask.form('who', form(shape()), { message: 'Who?' })).action,
+  )
+  .tool('three', {}, async (_a, ask) => {
+    await ask.form('one', ours, { message: '1' });
+    await ask.form('two', ours, { message: '2' });
+    return (await ask.form('three', ours, { message: '3' })).action;
+  });
+
+function answering(client: Client): Client {
+  client.setRequestHandler('elicitation/create', async () => ({
+    action: 'accept',
+    content: ANSWER,
+  }));
+  return client;
+}
+
+export async function legacyClient(server: McpServer): Promise<Client> {
+  const [ct, st] = InMemoryTransport.createLinkedPair();
+  await server.connect(st);
+  const client = answering(
+    new Client({ name: 'b', version: '1' }, { capabilities: { elicitation: {} } }),
+  );
+  await client.connect(ct);
+  return client;
+}
+
+export async function modernClient(build: () => McpServer): Promise<Client> {
+  const handler = createMcpHandler(build);
+  const client = answering(
+    new Client(
+      { name: 'b', version: '1' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    ),
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('http://bench.local/mcp'), {
+      fetch: (u, i) => handler.fetch(new Request(u, i)),
+    }),
+  );
+  return client;
+}
+
+type Steps = { step: number; answers: unknown[] };
+const KEY = new Uint8Array(32).fill(9);
+/** Created once, as the SDK documents: one codec for every request. */
+const unbound = createRequestStateCodec<Steps>({ key: KEY, ttlSeconds: 600 });
+/** The SDK docs' binding (method and client), plus the tool's name as elicit binds it. */
+const bound = createRequestStateCodec<Steps>({
+  key: KEY,
+  ttlSeconds: 600,
+  bind: (ctx) =>
+    `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ''}\0${String((ctx.mcpReq as { params?: { name?: unknown } }).params?.name ?? '')}`,
+});
+
+export function sdkModern(codec: RequestStateCodec<Steps> = unbound): McpServer {
+  const s = new McpServer(
+    { name: 'sdk', version: '1' },
+    { requestState: { verify: codec.verify } },
+  );
+  s.registerTool('reused', {}, async (ctx): Promise<CallToolResult | InputRequiredResult> => {
+    const a = acceptedContent(ctx.mcpReq.inputResponses, 'who', Answer);
+    if (a === undefined)
+      return inputRequired({
+        inputRequests: { who: inputRequired.elicit({ message: 'Who?', requestedSchema: SCHEMA }) },
+      });
+    return text1('accept');
+  });
+  s.registerTool('three', {}, async (ctx): Promise<CallToolResult | InputRequiredResult> => {
+    const state = ctx.mcpReq.requestState<Steps>() ?? { step: 0, answers: [] };
+    const keys = ['one', 'two', 'three'];
+    const key = keys[state.step] as string;
+    const a =
+      state.step === 0 && ctx.mcpReq.inputResponses === undefined
+        ? undefined
+        : acceptedContent(ctx.mcpReq.inputResponses, key, Answer);
+    const next = a === undefined ? state : { step: state.step + 1, answers: [...state.answers, a] };
+    if (next.step === 3) return text1('accept');
+    const k = keys[next.step] as string;
+    return inputRequired({
+      inputRequests: { [k]: inputRequired.elicit({ message: k, requestedSchema: SCHEMA }) },
+      requestState: await codec.mint(next, ctx),
+    });
+  });
+  return s;
+}
+
+export interface PairedCase {
+  readonly group: string;
+  readonly name: string;
+  readonly ours: () => Promise<unknown>;
+  readonly baseline: () => Promise<unknown>;
+  readonly baselineName: string;
+  /** The goal, as a throughput ratio (ours ÷ baseline). */
+  readonly minRatio: number;
+}
+
+/** Every paired server case, connected and ready; `close` ends the clients. */
+export async function serverCases(): Promise<{ cases: PairedCase[]; close(): Promise<void> }> {
+  const sdkL = await legacyClient(sdkLegacy());
+  const ourL = await legacyClient(app.build('legacy'));
+  const sdkM = await modernClient(() => sdkModern());
+  const sdkBound = await modernClient(() => sdkModern(bound));
+  const ourM = await modernClient(() => app.build('modern'));
+  const call = (c: Client, name: string) => () => c.callTool({ name, arguments: {} });
+  const legacy = 'server: legacy in-memory, 1 in flight';
+  const modern = 'server: modern in-process (2026-07-28)';
+  const cases: PairedCase[] = [
+    {
+      group: legacy,
+      name: 'ask.form vs elicitInput, schema reused',
+      ours: call(ourL, 'reused'),
+      baseline: call(sdkL, 'reused'),
+      baselineName: 'SDK elicitInput',
+      minRatio: 1,
+    },
+    {
+      group: legacy,
+      name: 'ask.form vs elicitInput, schema built per call',
+      ours: call(ourL, 'fresh'),
+      baseline: call(sdkL, 'fresh'),
+      baselineName: 'SDK elicitInput',
+      minRatio: 5,
+    },
+    {
+      group: modern,
+      name: 'one round: ask.form(hoisted form) vs inputRequired + acceptedContent(zod)',
+      ours: call(ourM, 'reused'),
+      baseline: call(sdkM, 'reused'),
+      baselineName: 'SDK',
+      minRatio: 1,
+    },
+    {
+      group: modern,
+      name: 'one round: ask.form(form() built in the handler) vs the same SDK handler',
+      ours: call(ourM, 'built'),
+      baseline: call(sdkM, 'reused'),
+      baselineName: 'SDK',
+      minRatio: 1,
+    },
+    {
+      group: modern,
+      name: '3 rounds: sealed journal vs createRequestStateCodec (hoisted, unbound)',
+      ours: call(ourM, 'three'),
+      baseline: call(sdkM, 'three'),
+      baselineName: 'SDK codec flow',
+      minRatio: 2.5,
+    },
+    {
+      group: modern,
+      name: '3 rounds: sealed journal vs createRequestStateCodec (hoisted, bound)',
+      ours: call(ourM, 'three'),
+      baseline: call(sdkBound, 'three'),
+      baselineName: 'SDK bound codec flow',
+      minRatio: 2.5,
+    },
+  ];
+  return {
+    cases,
+    async close() {
+      for (const c of [sdkL, ourL, sdkM, sdkBound, ourM]) await c.close();
+    },
+  };
+}
