@@ -20,6 +20,7 @@ import {
   inputRequired,
   McpServer,
   type RequestStateCodec,
+  type ServerContext,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { choice, form, integer, text } from '../src/schema/index.ts';
@@ -141,14 +142,26 @@ export function sdkModern(codec: RequestStateCodec<Steps> = unbound): McpServer 
     { name: 'sdk', version: '1' },
     { requestState: { verify: codec.verify } },
   );
-  s.registerTool('reused', {}, async (ctx): Promise<CallToolResult | InputRequiredResult> => {
-    const a = acceptedContent(ctx.mcpReq.inputResponses, 'who', Answer);
-    if (a === undefined)
-      return inputRequired({
-        inputRequests: { who: inputRequired.elicit({ message: 'Who?', requestedSchema: SCHEMA }) },
-      });
-    return text1('accept');
-  });
+  // The same four tools as elicit's app, so both build the same server per request.
+  const oneRound =
+    (schema: () => typeof SCHEMA) =>
+    async (ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
+      const a = acceptedContent(ctx.mcpReq.inputResponses, 'who', Answer);
+      if (a === undefined)
+        return inputRequired({
+          inputRequests: {
+            who: inputRequired.elicit({ message: 'Who?', requestedSchema: schema() }),
+          },
+        });
+      return text1('accept');
+    };
+  s.registerTool(
+    'reused',
+    {},
+    oneRound(() => SCHEMA),
+  );
+  s.registerTool('fresh', {}, oneRound(perCall));
+  s.registerTool('built', {}, oneRound(perCall));
   s.registerTool('three', {}, async (ctx): Promise<CallToolResult | InputRequiredResult> => {
     const state = ctx.mcpReq.requestState<Steps>() ?? { step: 0, answers: [] };
     const keys = ['one', 'two', 'three'];

@@ -171,6 +171,10 @@ interface Registered {
     PromptConfig<StandardSchemaWithJSON | undefined>;
   readonly handler: (args: unknown, ask: Ask, ctx: ServerContext) => unknown;
   readonly task?: TaskSupport | undefined;
+  /** What the SDK's register call takes, made once here: build() runs for every request. */
+  readonly sdk: Record<string, unknown>;
+  /** Whether the registration takes arguments (without, the SDK passes ctx alone). */
+  readonly hasArgs: boolean;
 }
 
 // The SDK's elicitInput validates answers with Ajv, compiling per schema object and keeping
@@ -289,11 +293,14 @@ export class ElicitServer {
     config: ToolConfig<S>,
     handler: ToolHandler<ArgsOf<S>>,
   ): this {
+    const { title, description, inputSchema, annotations } = config;
     this.entries.push({
       kind: 'tool',
       name,
       config: config as Registered['config'],
       handler: handler as Registered['handler'],
+      sdk: defined({ title, description, inputSchema, annotations }),
+      hasArgs: inputSchema !== undefined,
       task:
         config.task === undefined
           ? undefined
@@ -308,11 +315,14 @@ export class ElicitServer {
     config: PromptConfig<S>,
     handler: PromptHandler<ArgsOf<S>>,
   ): this {
+    const { title, description, argsSchema } = config;
     this.entries.push({
       kind: 'prompt',
       name,
       config: config as Registered['config'],
       handler: handler as Registered['handler'],
+      sdk: defined({ title, description, argsSchema }),
+      hasArgs: argsSchema !== undefined,
     });
     return this;
   }
@@ -324,6 +334,8 @@ export class ElicitServer {
       name: uri,
       config: { ...config, resourceName: name } as Registered['config'],
       handler: handler as Registered['handler'],
+      sdk: { ...config },
+      hasArgs: true,
     });
     return this;
   }
@@ -359,33 +371,24 @@ export class ElicitServer {
     for (const entry of this.entries) {
       const run = (args: unknown, ctx: ServerContext) =>
         invoke(this, entry, era, mcp, gates, args, ctx);
-      // Without an args schema the SDK calls the callback with ctx alone.
-      const callback = (hasArgs: boolean) =>
-        (hasArgs
-          ? (args: unknown, ctx: ServerContext) => run(args, ctx)
-          : (ctx: ServerContext) => run({}, ctx)) as never;
-      const { title, description } = entry.config;
       if (entry.kind === 'tool') {
-        const { inputSchema, annotations } = entry.config as ToolConfig<StandardSchemaWithJSON>;
-        const cfg = defined({ title, description, inputSchema, annotations });
         const registered = mcp.registerTool(
           entry.name,
-          cfg as never,
-          callback(inputSchema !== undefined),
+          entry.sdk as never,
+          (entry.hasArgs ? run : (ctx: ServerContext) => run({}, ctx)) as never,
         );
         // registerTool takes no `execution`; the registered tool carries it into tools/list.
         if (era === 'legacy' && entry.task !== undefined)
           registered.execution = { taskSupport: entry.task.support };
       } else if (entry.kind === 'prompt') {
-        const { argsSchema } = entry.config;
         mcp.registerPrompt(
           entry.name,
-          defined({ title, description, argsSchema }) as never,
-          callback(argsSchema !== undefined),
+          entry.sdk as never,
+          (entry.hasArgs ? run : (ctx: ServerContext) => run({}, ctx)) as never,
         );
       } else {
-        const { resourceName, ...meta } = entry.config as ResourceConfig & { resourceName: string };
-        mcp.registerResource(resourceName, entry.name, meta, ((uri: URL, ctx: ServerContext) =>
+        const { resourceName } = entry.config as ResourceConfig & { resourceName: string };
+        mcp.registerResource(resourceName, entry.name, entry.sdk, ((uri: URL, ctx: ServerContext) =>
           run(uri, ctx)) as never);
       }
     }

@@ -95,7 +95,7 @@ export function failed(
   throw error;
 }
 
-export async function invoke(
+export function invoke(
   server: RunnerServer,
   entry: Runnable,
   era: Era,
@@ -106,21 +106,55 @@ export async function invoke(
 ): Promise<unknown> {
   const gate = gates.get(ctx.mcpReq);
   if (gate === undefined)
-    throw new InternalError('a request reached a handler without passing the gate');
-  const kind = entry.kind;
-  if (era === 'legacy') {
+    return Promise.reject(
+      new InternalError('a request reached a handler without passing the gate'),
+    );
+  return era === 'legacy'
+    ? invokePushed(server, entry, mcp, gate, args, ctx)
+    : invokeReplayed(server, entry, gate, args, ctx);
+}
+
+/**
+ * A call on a 2025 session: the handler runs once, its asks pushed to the client. A promise
+ * chain, not an async function: a call waiting on a person keeps no suspended frame here.
+ */
+function invokePushed(
+  server: RunnerServer,
+  entry: Runnable,
+  mcp: McpServer,
+  gate: Gate,
+  args: unknown,
+  ctx: ServerContext,
+): Promise<unknown> {
+  const { kind } = entry;
+  const onError = (error: unknown) => failed(server, error, kind, 'legacy', ctx);
+  let out: unknown;
+  try {
     const ask = legacyAsk(ctx, mcp, server.limits, {
       principal: gate.binding.principal,
       connect: server.options.connect,
       pending: server.pending,
     });
-    try {
-      const out = await entry.handler(args, ask, ctx);
-      return kind === 'tool' ? toToolResult(out as ToolOutput) : out;
-    } catch (error) {
-      return failed(server, error, kind, era, ctx);
-    }
+    out = entry.handler(args, ask, ctx);
+  } catch (error) {
+    return new Promise((resolve) => resolve(onError(error)));
   }
+  return Promise.resolve(out).then(
+    (value) => (kind === 'tool' ? toToolResult(value as ToolOutput) : value),
+    onError,
+  );
+}
+
+/** A call on 2026-07-28: the handler is replayed each round over the opened journal. */
+async function invokeReplayed(
+  server: RunnerServer,
+  entry: Runnable,
+  gate: Gate,
+  args: unknown,
+  ctx: ServerContext,
+): Promise<unknown> {
+  const era = 'modern';
+  const kind = entry.kind;
   const env = envelopeOf(ctx);
   const caps = env?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
   const revision = (env?.[PROTOCOL_VERSION_META_KEY] as string | undefined) ?? MODERN_REVISION;

@@ -50,17 +50,28 @@ export function wireError(
   return undefined;
 }
 
-/** Throws, at the low-level handler, the wire error recorded for the request. */
+/**
+ * Throws, at the low-level handler, the wire error recorded for the request. A promise chain
+ * rather than an async function: a call waiting on a person keeps no suspended frame here.
+ */
 export function installWireErrors(mcp: McpServer, recorded: WeakMap<object, ProtocolError>): void {
-  wrapCallHandlers(mcp, (handler) => async (request, ctx) => {
-    let out: unknown;
+  wrapCallHandlers(mcp, (handler) => (request, ctx) => {
+    const key = ctx.mcpReq;
+    let running: unknown;
     try {
-      out = await handler(request, ctx);
+      running = handler(request, ctx);
     } catch (error) {
-      throw recorded.get(ctx.mcpReq) ?? error;
+      return Promise.reject(recorded.get(key) ?? error);
     }
-    const wire = recorded.get(ctx.mcpReq);
-    if (wire !== undefined) throw wire;
-    return out;
+    return Promise.resolve(running).then(
+      (out) => {
+        const wire = recorded.get(key);
+        if (wire !== undefined) throw wire;
+        return out;
+      },
+      (error: unknown) => {
+        throw recorded.get(key) ?? error;
+      },
+    );
   });
 }
