@@ -136,7 +136,19 @@ class PushEngine implements Engine {
       params.mode === 'url' && params.elicitationId === undefined
         ? { ...params, elicitationId: randomUUID() }
         : params;
-    return this.#waitFor(key, () => mcpReq.elicitInput(withId as never, this.#options()));
+    return this.#elicit(key, withId);
+  }
+
+  /**
+   * `elicitation/create` through the request's `send`: the SDK's `elicitInput` adds two awaits
+   * around the same request, a capability check elicit makes before (`need`), and a content check
+   * elicit makes after (`judge`). Every waiting call would hold those frames.
+   */
+  #elicit(key: string, params: Record<string, unknown>): Promise<unknown> {
+    const { mcpReq } = this.#ctx;
+    return this.#waitFor(key, () =>
+      mcpReq.send({ method: 'elicitation/create', params } as never, this.#options() as never),
+    );
   }
 
   failed(key: string): number {
@@ -218,12 +230,12 @@ class PushEngine implements Engine {
         { mode: 'url', message: text, url, elicitationId: record.id },
       ]);
     }
-    const response = await this.#waitFor(subject, () =>
-      mcpReq.elicitInput(
-        { mode: 'url', message: text, url, elicitationId: record.id },
-        this.#options(),
-      ),
-    );
+    const response = await this.#elicit(subject, {
+      mode: 'url',
+      message: text,
+      url,
+      elicitationId: record.id,
+    });
     const action = (response as { action?: unknown }).action;
     if (action !== 'accept') {
       await settings.app.records.finish(record.id, 'declined');

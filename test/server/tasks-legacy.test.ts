@@ -41,6 +41,9 @@ function app(options: Partial<ElicitServerOptions> = {}): ElicitServer {
       return r.action === 'accept' ? `hello ${r.content.name}` : `no (${r.action})`;
     })
     .tool('quick', { task: 'required' }, async () => 'done')
+    .tool('where', { task: 'optional' }, async (_args, ask) =>
+      (await ask.roots('roots')).roots.map((r) => r.uri).join(','),
+    )
     .tool('big', { task: 'optional' }, async () => 'x'.repeat(4000))
     .tool('plain', {}, async () => 'plain');
 }
@@ -57,10 +60,13 @@ afterEach(async () => {
   for (const close of open.splice(0)) await close();
 });
 
-async function peer(target: ElicitServer | Listening): Promise<Peer> {
+async function peer(
+  target: ElicitServer | Listening,
+  more: Record<string, unknown> = {},
+): Promise<Peer> {
   const client = new Client(
     { name: 'c', version: '1' },
-    { capabilities: { elicitation: { form: {} } } },
+    { capabilities: { elicitation: { form: {} }, ...more } },
   );
   const p: Peer = {
     client,
@@ -135,6 +141,7 @@ describe('2025-11-25 tasks: negotiation', () => {
     const support = Object.fromEntries(tools.map((t) => [t.name, t.execution?.taskSupport]));
     expect(support).toEqual({
       greet: 'optional',
+      where: 'optional',
       quick: 'required',
       big: 'optional',
       plain: undefined,
@@ -221,6 +228,21 @@ describe('2025-11-25 tasks: over Streamable HTTP', () => {
     expect(out.content).toEqual([{ type: 'text', text: 'hello Ada' }]);
     expect(out._meta?.[RELATED]).toEqual({ taskId: task.taskId });
     expect(p.elicits[0]?._meta?.[RELATED]).toEqual({ taskId: task.taskId });
+  });
+
+  it('a roots request from a task rides the tasks/result stream too, marked with the task', async () => {
+    const server = await listen(httpEntry(app()));
+    open.push(() => server.close());
+    const p = await peer(server, { roots: {} });
+    const asked: Record<string, unknown>[] = [];
+    p.client.setRequestHandler('roots/list', async (req) => {
+      asked.push((req.params?._meta ?? {}) as Record<string, unknown>);
+      return { roots: [{ uri: 'file:///work' }] };
+    });
+    const { task } = await callAsTask(p.client, 'where');
+    const out = await result(p.client, task.taskId);
+    expect(out.content).toEqual([{ type: 'text', text: 'file:///work' }]);
+    expect(asked[0]?.[RELATED]).toEqual({ taskId: task.taskId });
   });
 
   it('without a tasks/result, the elicitation goes to the standalone stream after channelWaitMs', async () => {

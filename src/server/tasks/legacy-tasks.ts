@@ -343,18 +343,16 @@ export function installLegacyTasks(
       ) =>
         hold(run, (to) => {
           const r = { ...request, params: marked(request.params) };
+          // The session's request, not the call's `send`: that one always relates to the call's
+          // own id, whose stream is closed once the CreateTaskResult went out.
+          const request$ = run.mcp.server.request.bind(run.mcp.server) as (
+            ...a: unknown[]
+          ) => Promise<unknown>;
           return typeof (schemaOrOptions as { '~standard'?: unknown } | undefined)?.[
             '~standard'
           ] === 'object'
-            ? (req.send as (...a: unknown[]) => Promise<unknown>)(
-                r,
-                schemaOrOptions,
-                routed(maybe ?? {}, to),
-              )
-            : (req.send as (...a: unknown[]) => Promise<unknown>)(
-                r,
-                routed(schemaOrOptions ?? {}, to),
-              );
+            ? request$(r, schemaOrOptions, routed(maybe ?? {}, to))
+            : request$(r, routed(schemaOrOptions ?? {}, to));
         })) as typeof req.send,
       notify: ((notification: { method: string; params?: unknown }, options?: object) =>
         run.mcp.server.notification(
