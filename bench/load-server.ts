@@ -1,6 +1,6 @@
 /**
- * A server for the HTTP load test: a `hello` tool on both eras, and `heap` (the heap after a full
- * GC; run with --expose-gc). `elicit`: createServer + httpEntry. `sdk`: the same tool on a plain
+ * A server for the HTTP load test: a `hello` tool on both eras, `heap` (the heap after a full
+ * GC; run with --expose-gc) and `cpu` (the process's CPU time). `elicit`: createServer + httpEntry. `sdk`: the same tool on a plain
  * McpServer served by bench/sdk-http.ts.
  *
  *   node --expose-gc bench/load-server.ts <elicit|sdk> <port>
@@ -15,12 +15,18 @@ const heap = () => {
   (globalThis as { gc?: () => void }).gc?.();
   return String(process.memoryUsage().heapUsed);
 };
+/** This process's CPU time so far, in µs (user + system). */
+const cpu = () => {
+  const u = process.cpuUsage();
+  return String(u.user + u.system);
+};
 
 if (kind === 'elicit') {
   const many = 1_000_000;
   const app = createServer({ name: 'elicit', version: '1' })
     .tool('hello', {}, async () => 'hello')
-    .tool('heap', {}, heap);
+    .tool('heap', {}, heap)
+    .tool('cpu', {}, cpu);
   await listen(httpEntry(app, { sessions: { maxSessionsPerPrincipal: many, maxSessions: many } }), {
     port,
   });
@@ -29,6 +35,7 @@ if (kind === 'elicit') {
     const s = new McpServer({ name: 'sdk', version: '1' });
     s.registerTool('hello', {}, async () => ({ content: [{ type: 'text', text: 'hello' }] }));
     s.registerTool('heap', {}, () => ({ content: [{ type: 'text', text: heap() }] }));
+    s.registerTool('cpu', {}, () => ({ content: [{ type: 'text', text: cpu() }] }));
     return s;
   };
   await serveSdk(sdk, port);

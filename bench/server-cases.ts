@@ -162,6 +162,16 @@ export function sdkModern(codec: RequestStateCodec<Steps> = unbound): McpServer 
   );
   s.registerTool('fresh', {}, oneRound(perCall));
   s.registerTool('built', {}, oneRound(perCall));
+  // One round whose question carries state, as elicit's always does: minted, then verified.
+  s.registerTool('stateful', {}, async (ctx): Promise<CallToolResult | InputRequiredResult> => {
+    const a = acceptedContent(ctx.mcpReq.inputResponses, 'who', Answer);
+    if (a === undefined || ctx.mcpReq.requestState<Steps>() === undefined)
+      return inputRequired({
+        inputRequests: { who: inputRequired.elicit({ message: 'Who?', requestedSchema: SCHEMA }) },
+        requestState: await codec.mint({ step: 0, answers: [] }, ctx),
+      });
+    return text1('accept');
+  });
   s.registerTool('three', {}, async (ctx): Promise<CallToolResult | InputRequiredResult> => {
     const state = ctx.mcpReq.requestState<Steps>() ?? { step: 0, answers: [] };
     const keys = ['one', 'two', 'three'];
@@ -224,6 +234,14 @@ export async function serverCases(): Promise<{ cases: PairedCase[]; close(): Pro
       ours: call(ourM, 'reused'),
       baseline: call(sdkM, 'reused'),
       baselineName: 'SDK',
+      minRatio: 1,
+    },
+    {
+      group: modern,
+      name: 'one round with state: ask.form vs inputRequired + the bound codec’s requestState',
+      ours: call(ourM, 'reused'),
+      baseline: call(sdkBound, 'stateful'),
+      baselineName: 'SDK bound codec',
       minRatio: 1,
     },
     {
