@@ -3,7 +3,9 @@
  * GC; run with --expose-gc) and `cpu` (the process's CPU time). `elicit`: createServer + httpEntry. `sdk`: the same tool on a plain
  * McpServer served by bench/sdk-http.ts.
  *
- *   node --expose-gc bench/load-server.ts <elicit|sdk> <port>
+ * `sdk-resumable`: the same, its 2025 sessions resumable as elicit's (SEP-1699 event store).
+ *
+ *   node --expose-gc bench/load-server.ts <elicit|sdk|sdk-resumable> <port>
  */
 import { McpServer } from '@modelcontextprotocol/server';
 import { createServer, httpEntry, listen } from '../src/server/index.ts';
@@ -38,6 +40,6 @@ if (kind === 'elicit') {
     s.registerTool('cpu', {}, () => ({ content: [{ type: 'text', text: cpu() }] }));
     return s;
   };
-  await serveSdk(sdk, port);
+  await serveSdk(sdk, port, { resumable: kind === 'sdk-resumable' });
 }
 process.stdout.write('ready\n');

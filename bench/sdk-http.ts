@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
+import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
 import {
   createMcpHandler,
   isLegacyRequest,
@@ -13,7 +14,19 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 
-export async function serveSdk(sdk: () => McpServer, port: number): Promise<void> {
+export interface SdkHttpOptions {
+  /**
+   * 2025 sessions resumable as elicit's are (SEP-1699): each stream primed, its events kept in
+   * the SDK's example InMemoryEventStore, `retry` 1 s.
+   */
+  readonly resumable?: boolean;
+}
+
+export async function serveSdk(
+  sdk: () => McpServer,
+  port: number,
+  { resumable = false }: SdkHttpOptions = {},
+): Promise<void> {
   const modern = createMcpHandler(() => sdk(), { legacy: 'reject' });
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   const handler = toNodeHandler({
@@ -25,6 +38,7 @@ export async function serveSdk(sdk: () => McpServer, port: number): Promise<void
       const t: WebStandardStreamableHTTPServerTransport =
         new WebStandardStreamableHTTPServerTransport({
           sessionIdGenerator: randomUUID,
+          ...(resumable ? { eventStore: new InMemoryEventStore(), retryInterval: 1000 } : {}),
           onsessioninitialized: (id) => {
             sessions.set(id, t);
           },

@@ -11,7 +11,7 @@
  *   a heap snapshot nor anything that walks the table holds the ids themselves, and a session is
  *   only found for the principal that opened it.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { checkLimits } from './errors.ts';
 
 export interface SessionLimits {
@@ -57,7 +57,8 @@ export interface SessionTicket<T extends SessionLike> {
   release(): void;
 }
 
-const digest = (id: string) => createHash('sha256').update(id).digest('base64url');
+// One-shot: every request on a session looks its id up.
+const digest = (id: string) => hash('sha256', id, 'base64url');
 
 export class SessionTable<T extends SessionLike> {
   readonly limits: SessionLimits;
