@@ -4,7 +4,7 @@
  * elicitation held open on a 2025 session (heap per waiting ask), and a task poll is the same
  * request shape answered by an SDK handler that reads nothing (the floor of a modern request).
  * - heap per parked task (memory and SQLite stores);
- * - tasks/get throughput on SQLite and Redis;
+ * - tasks/get and tasks/update throughput on SQLite and Redis;
  * - time from tasks/update to the resumed handler running again.
  */
 import { mkdtempSync } from 'node:fs';
@@ -130,6 +130,34 @@ async function sdkFloorMs(): Promise<number> {
   return timeAsyncMs(() => rpc(entry, 'tasks/get', { taskId: 'AAAAAAAAAAAAAAAAAAAAAA' }));
 }
 
+const UPDATES = Number(process.env.BENCH_TASK_UPDATES ?? 200);
+
+/**
+ * tasks/update per second: `UPDATES` tasks parked on one question, then each answered in turn;
+ * an answer is acked once it is in the store and its handler resumed (it then completes).
+ */
+async function updateOpsPerSecond(store: Store): Promise<number> {
+  const entry = httpEntry(app(store));
+  const parked: { id: string; key: string }[] = [];
+  for (let i = 0; i < UPDATES; i++) {
+    const id = String(
+      (await rpc(entry, 'tools/call', { name: 'job', arguments: {} })).result?.taskId,
+    );
+    const task = await until(entry, id, 'input_required');
+    parked.push({ id, key: String(Object.keys(task.inputRequests ?? {})[0]) });
+  }
+  const start = performance.now();
+  for (const { id, key } of parked)
+    await rpc(entry, 'tasks/update', {
+      taskId: id,
+      inputResponses: { [key]: accept({ go: true }) },
+    });
+  const seconds = (performance.now() - start) / 1000;
+  await until(entry, (parked.at(-1) as { id: string }).id, 'completed');
+  await entry.close();
+  return UPDATES / seconds;
+}
+
 /** ms from sending the last answer to the handler running past its ask again. */
 async function resumeMs(store: Store): Promise<number> {
   const entry = httpEntry(app(store));
@@ -194,6 +222,15 @@ export default async function run(): Promise<Row[]> {
       ['sqlite', sqlite],
       ['redis', redis],
     ] as const) {
+      const ops = await updateOpsPerSecond(store);
+      rows.push({
+        group: 'tasks',
+        name: `tasks/update answering a parked task (${name})`,
+        value: ops,
+        unit: 'ops/s',
+        baseline: { name: 'plain SDK handler, no store', value: 1000 / floor },
+        ratio: ops / (1000 / floor),
+      });
       rows.push({
         group: 'tasks',
         name: `tasks/update → handler resumed (${name})`,
