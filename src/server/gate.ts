@@ -13,7 +13,7 @@ import {
 import { measureJson } from '../schema/measure.ts';
 import type { AskLimits } from './ask.ts';
 import { wrapCallHandlers } from './call-handlers.ts';
-import { freshJournal, type Journal } from './replay.ts';
+import { freshJournal, type Journal, unpackJournal } from './replay.ts';
 import { type Binding, type Sealer, StateError } from './seal.ts';
 
 export type Era = 'legacy' | 'modern';
@@ -80,9 +80,10 @@ export function openGate(
   if (raw === undefined || raw === null)
     return { journal: freshJournal(), fresh: true, round: 0, binding };
   try {
-    const opened = server.sealer.open<Journal>(raw, binding);
-    if (typeof opened.payload?.n !== 'string') throw new StateError('payload');
-    return { journal: opened.payload, fresh: false, round: opened.round, binding };
+    const opened = server.sealer.open(raw, binding);
+    const journal = unpackJournal(opened.payload);
+    if (journal === undefined) throw new StateError('payload');
+    return { journal, fresh: false, round: opened.round, binding };
   } catch (error) {
     if (error instanceof StateError) {
       server.options.onStateRejected?.(error);

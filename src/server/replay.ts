@@ -42,6 +42,31 @@ export function freshJournal(): Journal {
   return { n: Buffer.from(pooledRandom(16)).toString('base64url'), a: {}, s: {}, p: [], t: {} };
 }
 
+/**
+ * The journal as sealed: empty parts left out (most rounds carry one or two of them), so the
+ * state on the wire is shorter. `unpackJournal` puts them back.
+ */
+export function packJournal(j: Journal): Partial<Journal> {
+  const out: Partial<Journal> = { n: j.n };
+  if (Object.keys(j.a).length > 0) out.a = j.a;
+  if (Object.keys(j.s).length > 0) out.s = j.s;
+  if (j.p.length > 0) out.p = j.p;
+  if (Object.keys(j.t).length > 0) out.t = j.t;
+  return out;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A sealed journal opened: undefined when it is not one (only elicit seals, but be exact). */
+export function unpackJournal(raw: unknown): Journal | undefined {
+  if (!isRecord(raw) || typeof raw.n !== 'string') return undefined;
+  const { a = {}, s = {}, p = [], t = {} } = raw;
+  if (!isRecord(a) || !isRecord(s) || !isRecord(t)) return undefined;
+  if (!Array.isArray(p) || !p.every((k) => typeof k === 'string')) return undefined;
+  return { n: raw.n, a, s, p, t: t as Record<string, number> };
+}
+
 export { SUSPEND };
 
 export interface Run {

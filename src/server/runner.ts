@@ -24,7 +24,7 @@ import type { Era, Gate } from './gate.ts';
 import { legacyAsk } from './legacy.ts';
 import type { OnceStore } from './once-store.ts';
 import type { PendingAsks } from './pending.ts';
-import { freshJournal, type Journal, modernAsk, SUSPEND } from './replay.ts';
+import { freshJournal, type Journal, modernAsk, packJournal, SUSPEND } from './replay.ts';
 import type { Sealer } from './seal.ts';
 import type { TaskContext, TaskHost } from './tasks/engine.ts';
 import { declaresTasks, startTask, tasksRequired } from './tasks/methods.ts';
@@ -215,7 +215,7 @@ async function invokeReplayed(
     if (round > server.limits.maxRounds)
       return failed(server, new RoundsExceededError(server.limits.maxRounds), kind, era, ctx);
     run.journal.p = [...run.pending.keys()];
-    const requestState = server.sealer.seal(run.journal, gate.binding, round);
+    const requestState = server.sealer.seal(packJournal(run.journal), gate.binding, round);
     return inputRequired({ inputRequests: Object.fromEntries(run.pending), requestState });
   }
   return entry.kind === 'tool' ? toToolResult(out as ToolOutput) : out;
