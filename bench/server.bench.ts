@@ -1,16 +1,25 @@
 /**
  * elicit/server beside the plain SDK, in one process: the paired cases of server-cases.ts
  * measured ABBA (ratios are throughput, ours ÷ SDK, higher is better, with their range and CPU per
- * call), memory per waiting ask (10 000 in one process, 1 000 in a server process over HTTP), and
- * heap retained over many calls with per-call schemas.
+ * call), memory per waiting ask (10 000 in one process, 1 000 in a server process over HTTP),
+ * heap retained over many calls with per-call schemas, and how the cost scales with rounds and
+ * with form size.
  */
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import type { McpServer } from '@modelcontextprotocol/server';
+import { form, text } from '../src/schema/index.ts';
 import { createServer } from '../src/server/index.ts';
 import { freePort, startProcess, stop } from '../test/support/processes.ts';
 import { openSession, type RawReply, rawCall, rawInitialize } from '../test/support/raw-mcp.ts';
-import { abba, type Row, throughputRow } from './harness.ts';
-import { legacyClient, ours, SCHEMA, sdkLegacy, serverCases } from './server-cases.ts';
+import { abba, type Row, throughputRow, timeAsyncMs } from './harness.ts';
+import {
+  legacyClient,
+  modernClient,
+  ours,
+  SCHEMA,
+  sdkLegacy,
+  serverCases,
+} from './server-cases.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 function heapMb(): number {
@@ -92,6 +101,86 @@ function memoryRow(group: string, name: string, ours: number, sdk: number): Row 
   };
 }
 
+/**
+ * Scale on 2026-07-28: time per round as a handler asks 1, 3 and 9 forms in turn (the SDK client follows 10 rounds at most) (every round
+ * replays the earlier asks from the journal), and per call as one form has 1, 10 and 40 fields.
+ * Linear means a flat cost per round and a small, constant cost per field.
+ */
+async function scale(): Promise<Row[]> {
+  const textForm = (n: number) =>
+    form(Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, text()])));
+  const one = textForm(1);
+  let app = createServer({ name: 'scale', version: '1' });
+  for (const n of ROUNDS)
+    app = app.tool(`rounds${n}`, {}, async (_a, ask) => {
+      for (let i = 0; i < n; i++) await ask.form(`k${i}`, one, { message: `${i}` });
+      return 'done';
+    });
+  for (const n of FIELDS) {
+    const f = textForm(n);
+    app = app.tool(`fields${n}`, {}, async (_a, ask) => (await ask.form('k', f)).action);
+  }
+  const client = await modernClient(() => app.build('modern'));
+  // Fills every field the form has.
+  client.setRequestHandler('elicitation/create', async (req) => ({
+    action: 'accept',
+    content: Object.fromEntries(
+      Object.keys(
+        (req.params as { requestedSchema?: { properties?: object } }).requestedSchema?.properties ??
+          {},
+      ).map((k) => [k, 'x']),
+    ),
+  }));
+  const call = (name: string) => () => client.callTool({ name, arguments: {} });
+  const group = 'server: scale (2026-07-28, in-process)';
+  const rows: Row[] = [];
+  const perRound = new Map<number, number>();
+  for (const n of ROUNDS) {
+    // n asks: n + 1 requests.
+    const ms = await timeAsyncMs(call(`rounds${n}`), 1500);
+    perRound.set(n, ms / (n + 1));
+    rows.push({
+      group,
+      name: `${n} form${n === 1 ? '' : 's'} in turn: per request`,
+      value: (ms / (n + 1)) * 1e6,
+      unit: 'ns/op',
+    });
+  }
+  const first = perRound.get(ROUNDS[0] as number) as number;
+  const last = perRound.get(ROUNDS[ROUNDS.length - 1] as number) as number;
+  rows.push({
+    group,
+    name: `per-request cost at ${ROUNDS[ROUNDS.length - 1]} forms ÷ at ${ROUNDS[0]} (1.00 is linear in rounds)`,
+    value: last / first,
+    unit: '×',
+    target: '≤ 1.50',
+    met: last / first <= 1.5,
+  });
+  const perCall = new Map<number, number>();
+  for (const n of FIELDS) {
+    const ms = await timeAsyncMs(call(`fields${n}`), 1500);
+    perCall.set(n, ms);
+    rows.push({
+      group,
+      name: `one form of ${n} field${n === 1 ? '' : 's'}`,
+      value: ms * 1e6,
+      unit: 'ns/op',
+    });
+  }
+  const lo = FIELDS[0] as number;
+  const hi = FIELDS[FIELDS.length - 1] as number;
+  rows.push({
+    group,
+    name: `each field beyond the first (${lo} → ${hi} fields)`,
+    value: (((perCall.get(hi) as number) - (perCall.get(lo) as number)) / (hi - lo)) * 1e6,
+    unit: 'ns/op',
+  });
+  await client.close();
+  return rows;
+}
+const ROUNDS = [1, 3, 9];
+const FIELDS = [1, 10, 40];
+
 export default async function run(): Promise<Row[]> {
   const rows: Row[] = [];
   const w = 'server: memory per waiting ask (nobody answers)';
@@ -162,5 +251,6 @@ export default async function run(): Promise<Row[]> {
     met: perCall <= 16,
   });
   await ourL.close();
+  rows.push(...(await scale()));
   return rows;
 }
