@@ -10,15 +10,20 @@
  * then aborts every request of the session.
  */
 import {
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
   type JSONRPCMessage,
+  type JSONRPCRequest,
   type MessageExtraInfo,
   ProtocolErrorCode,
   type RequestId,
   type WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+
+// Shape checks only: what passes through a session transport is checked against the wire schemas
+// by the SDK itself; here a message is only told apart, on every message, so no schema parse.
+export const isRequest = (m: JSONRPCMessage): m is JSONRPCRequest =>
+  'method' in m && 'id' in m && m.id !== undefined;
+const isResponse = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId } =>
+  'id' in m && m.id !== undefined && ('result' in m || 'error' in m);
 
 export interface HangUps {
   /** Calls of the session not answered yet. */
@@ -32,10 +37,7 @@ export function cancelOnHangUp(transport: WebStandardStreamableHTTPServerTranspo
   // Calls not answered yet, by id; and the calls each HTTP request carries.
   const open = new Map<RequestId, { done: boolean }>();
   transport.send = (message, options) => {
-    if (
-      (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) &&
-      message.id !== undefined
-    ) {
+    if (isResponse(message)) {
       const call = open.get(message.id);
       if (call !== undefined) call.done = true;
       open.delete(message.id);
@@ -45,7 +47,7 @@ export function cancelOnHangUp(transport: WebStandardStreamableHTTPServerTranspo
   if (deliver !== undefined) {
     transport.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
       const req = extra?.request;
-      if (req !== undefined && isJSONRPCRequest(message)) watch(message.id, req);
+      if (req !== undefined && isRequest(message)) watch(message.id, req);
       deliver(message, extra);
     };
   }

@@ -11,7 +11,6 @@ import {
   createMcpHandler,
   hostHeaderValidationResponse,
   isInitializeRequest,
-  isJSONRPCRequest,
   isLegacyRequest,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
@@ -20,7 +19,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { ElicitServer } from './app.ts';
 import { DEFAULT_MAX_BODY_BYTES, readBodyOnce } from './body.ts';
-import { cancelOnHangUp, type HangUps } from './disconnect.ts';
+import { cancelOnHangUp, type HangUps, isRequest } from './disconnect.ts';
 import { LimitOptionError, ListenError } from './errors.ts';
 import { BoundedEventStore, type EventStoreLimits } from './event-store.ts';
 import { isLoopbackHost } from './principal.ts';
@@ -206,7 +205,7 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
     // A session counts as used once it serves a request beyond initialize.
     const deliver = transport.onmessage;
     transport.onmessage = (message, extra) => {
-      if (entry !== undefined && isJSONRPCRequest(message)) entry.used = true;
+      if (entry !== undefined && isRequest(message)) entry.used = true;
       deliver?.(message, extra);
     };
     const session = new Session(transport, hangUps, () =>
@@ -229,7 +228,10 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
       const body = await readBodyOnce(req, maxBodyBytes);
       if ('response' in body) return body.response;
       const { request, parsed } = body;
-      if (await isLegacyRequest(request, parsed)) return legacy(request, authInfo, parsed);
+      // A request that names a session is that session's (as the SDK's own session wiring
+      // routes it); the rest are told apart by the SDK's classifier.
+      if (request.headers.has('mcp-session-id') || (await isLegacyRequest(request, parsed)))
+        return legacy(request, authInfo, parsed);
       return serveListen(
         request,
         parsed,
