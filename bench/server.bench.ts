@@ -57,7 +57,9 @@ async function waitingInProcess(server: McpServer, count: number): Promise<numbe
 }
 
 /** Heap of a server process per waiting ask (and per idle session), over HTTP with raw sockets. */
-async function waitingOverHttp(kind: 'elicit' | 'sdk'): Promise<{ ask: number; session: number }> {
+async function waitingOverHttp(
+  kind: 'elicit' | 'sdk' | 'sdk-resumable',
+): Promise<{ ask: number; session: number }> {
   const port = await freePort();
   const child = await startProcess(
     'bench/waiting-server.ts',
@@ -88,13 +90,19 @@ async function waitingOverHttp(kind: 'elicit' | 'sdk'): Promise<{ ask: number; s
   }
 }
 
-function memoryRow(group: string, name: string, ours: number, sdk: number): Row {
+function memoryRow(
+  group: string,
+  name: string,
+  ours: number,
+  sdk: number,
+  sdkName = 'plain SDK',
+): Row {
   return {
     group,
     name,
     value: ours,
     unit: 'KiB',
-    baseline: { name: 'plain SDK', value: sdk },
+    baseline: { name: sdkName, value: sdk },
     ratio: ours / sdk,
     target: '≤ 1.00× SDK',
     met: ours <= sdk,
@@ -102,9 +110,9 @@ function memoryRow(group: string, name: string, ours: number, sdk: number): Row 
 }
 
 /**
- * Scale on 2026-07-28: time per round as a handler asks 1, 3 and 9 forms in turn (the SDK client follows 10 rounds at most) (every round
- * replays the earlier asks from the journal), and per call as one form has 1, 10 and 40 fields.
- * Linear means a flat cost per round and a small, constant cost per field.
+ * Scale on 2026-07-28: time per round as a handler asks 1, 3 and 9 forms in turn (every round
+ * replays the earlier asks from the journal; the SDK client follows 10 rounds at most), and per
+ * call as one form has 1, 10 and 40 fields. Linear: a flat cost per round, a constant per field.
  */
 async function scale(): Promise<Row[]> {
   const textForm = (n: number) =>
@@ -203,8 +211,18 @@ export default async function run(): Promise<Row[]> {
   );
   const oursHttp = await waitingOverHttp('elicit');
   const sdkHttp = await waitingOverHttp('sdk');
+  const resumableHttp = await waitingOverHttp('sdk-resumable');
   rows.push(
     memoryRow(w, `over HTTP, ${WAITING} waiting (server process)`, oursHttp.ask, sdkHttp.ask),
+  );
+  rows.push(
+    memoryRow(
+      w,
+      `over HTTP, ${WAITING} waiting (server process), beside a resumable SDK session`,
+      oursHttp.ask,
+      resumableHttp.ask,
+      'SDK with an event store',
+    ),
   );
   rows.push(
     memoryRow(

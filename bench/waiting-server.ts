@@ -1,10 +1,10 @@
 /**
  * A server whose `wait` tool asks for a form and waits, for measuring what a waiting ask costs:
- * `elicit` (createServer + httpEntry, caps raised out of the way) or `sdk` (a plain McpServer
- * served by bench/sdk-http.ts). `heap` reports the heap after a full GC, so run it with
- * --expose-gc.
+ * `elicit` (createServer + httpEntry, caps raised out of the way), `sdk` (a plain McpServer
+ * served by bench/sdk-http.ts) or `sdk-resumable` (the same with the SDK's example event
+ * store). `heap` reports the heap after a full GC, so run it with --expose-gc.
  *
- *   node --expose-gc bench/waiting-server.ts <elicit|sdk> <port>
+ *   node --expose-gc bench/waiting-server.ts <elicit|sdk|sdk-resumable> <port>
  */
 import { McpServer } from '@modelcontextprotocol/server';
 import { form, text } from '../src/schema/index.ts';
@@ -48,6 +48,6 @@ if (kind === 'elicit') {
     s.registerTool('heap', {}, () => ({ content: [{ type: 'text', text: heap() }] }));
     return s;
   };
-  await serveSdk(sdk, port);
+  await serveSdk(sdk, port, { resumable: kind === 'sdk-resumable' });
 }
 process.stdout.write('ready\n');
