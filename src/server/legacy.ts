@@ -82,30 +82,54 @@ class PushEngine implements Engine {
    * the person not answering; an abort or a closed connection is the client going away (it
    * cancelled, hung up, or its session closed): both end as typed errors the runner reports.
    */
-  async #waitFor<T>(key: string, send: () => Promise<T>): Promise<T> {
+  #waitFor<T>(key: string, send: () => Promise<T>): Promise<T> {
     const signal = this.#ctx.mcpReq.signal;
-    if (signal.aborted) throw new AskAbandonedError(key, { cause: signal.reason });
-    const release = this.#extras.pending.acquire({
-      principal: this.#extras.principal,
-      session: this.#mcp,
-    });
+    if (signal.aborted) return Promise.reject(new AskAbandonedError(key, { cause: signal.reason }));
+    let release: () => void;
+    try {
+      release = this.#extras.pending.acquire({
+        principal: this.#extras.principal,
+        session: this.#mcp,
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
     // The client's request timeout may be shorter than a person takes: progress keeps it open.
     const beating = this.#keepAlive.hold();
-    try {
-      return await send();
-    } catch (error) {
-      if (
-        signal.aborted ||
-        (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed)
-      )
-        throw new AskAbandonedError(key, { cause: error });
-      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
-        throw new AskTimeoutError(key, this.limits.timeoutMs);
-      throw error;
-    } finally {
+    const done = () => {
       beating();
       release();
+    };
+    // A promise chain rather than an async function: thousands of these may wait at once.
+    let sent: Promise<T>;
+    try {
+      sent = send();
+    } catch (error) {
+      done();
+      return Promise.reject(this.#failure(key, signal, error));
     }
+    return sent.then(
+      (value) => {
+        done();
+        return value;
+      },
+      (error: unknown) => {
+        done();
+        throw this.#failure(key, signal, error);
+      },
+    );
+  }
+
+  /** What a failed wait means: the client went away, the person did not answer, or as thrown. */
+  #failure(key: string, signal: AbortSignal, error: unknown): unknown {
+    if (
+      signal.aborted ||
+      (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed)
+    )
+      return new AskAbandonedError(key, { cause: error });
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
+      return new AskTimeoutError(key, this.limits.timeoutMs);
+    return error;
   }
 
   #options() {
