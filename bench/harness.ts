@@ -218,3 +218,11 @@ export function throughputRow(
     met: ratio >= minRatio,
   };
 }
+
+/** Heap in use after a full collection (`npm run bench` passes --expose-gc; without it, as is). */
+export function heapAfterGc(): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  gc?.();
+  return process.memoryUsage().heapUsed;
+}

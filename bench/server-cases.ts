@@ -25,6 +25,7 @@ import {
 import * as z from 'zod';
 import { choice, form, integer, text } from '../src/schema/index.ts';
 import { createServer } from '../src/server/index.ts';
+import { heapAfterGc } from './harness.ts';
 
 export const SCHEMA = {
   type: 'object' as const,
@@ -275,4 +276,33 @@ export async function serverCases(): Promise<{ cases: PairedCase[]; close(): Pro
       for (const c of [sdkL, ourL, sdkM, sdkBound, ourM]) await c.close();
     },
   };
+}
+
+/**
+ * Heap per ask waiting on a 2025 session, in one process: `count` calls of `tool` on `server`,
+ * through an SDK client that never answers, measured once every elicitation has arrived. KiB.
+ */
+export async function heapPerWaitingAsk(
+  server: McpServer,
+  tool: string,
+  count: number,
+): Promise<number> {
+  const [ct, st] = InMemoryTransport.createLinkedPair();
+  await server.connect(st);
+  const client = new Client({ name: 'b', version: '1' }, { capabilities: { elicitation: {} } });
+  let asked = 0;
+  client.setRequestHandler('elicitation/create', () => {
+    asked++;
+    return new Promise<never>(() => {});
+  });
+  await client.connect(ct);
+  const before = heapAfterGc();
+  const calls = Array.from({ length: count }, () =>
+    client.callTool({ name: tool, arguments: {} }, { timeout: 600_000 }).catch(() => {}),
+  );
+  while (asked < count) await new Promise((r) => setTimeout(r, 10));
+  const per = (heapAfterGc() - before) / count / 1024;
+  await client.close();
+  await Promise.all(calls);
+  return per;
 }

@@ -5,14 +5,13 @@
  * heap retained over many calls with per-call schemas, and how the cost scales with rounds and
  * with form size.
  */
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
-import type { McpServer } from '@modelcontextprotocol/server';
 import { form, text } from '../src/schema/index.ts';
 import { createServer } from '../src/server/index.ts';
 import { freePort, startProcess, stop } from '../test/support/processes.ts';
 import { openSession, type RawReply, rawCall, rawInitialize } from '../test/support/raw-mcp.ts';
-import { abba, type Row, throughputRow, timeAsyncMs } from './harness.ts';
+import { abba, heapAfterGc, type Row, throughputRow, timeAsyncMs } from './harness.ts';
 import {
+  heapPerWaitingAsk,
   legacyClient,
   modernClient,
   ours,
@@ -22,39 +21,13 @@ import {
 } from './server-cases.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;
-function heapMb(): number {
-  gc?.();
-  gc?.();
-  return process.memoryUsage().heapUsed / 1_048_576;
-}
+const heapMb = () => heapAfterGc() / 1_048_576;
 
 /** Asks waiting over HTTP (each holds a socket). */
 const WAITING = Number(process.env.BENCH_WAITING ?? 1000);
 /** Asks waiting in one process. */
 const PENDING = Number(process.env.BENCH_PENDING ?? 10_000);
 const KIB = 1024;
-
-/** Heap per waiting ask, in one process: the server and an SDK client that never answers. */
-async function waitingInProcess(server: McpServer, count: number): Promise<number> {
-  const [ct, st] = InMemoryTransport.createLinkedPair();
-  await server.connect(st);
-  const client = new Client({ name: 'b', version: '1' }, { capabilities: { elicitation: {} } });
-  let asked = 0;
-  client.setRequestHandler('elicitation/create', () => {
-    asked++;
-    return new Promise<never>(() => {});
-  });
-  await client.connect(ct);
-  const before = heapMb();
-  const calls = Array.from({ length: count }, () =>
-    client.callTool({ name: 'reused', arguments: {} }, { timeout: 600_000 }).catch(() => {}),
-  );
-  while (asked < count) await new Promise((r) => setTimeout(r, 10));
-  const per = ((heapMb() - before) * 1_048_576) / count / KIB;
-  await client.close();
-  await Promise.all(calls);
-  return per;
-}
 
 /** Heap of a server process per waiting ask (and per idle session), over HTTP with raw sockets. */
 async function waitingOverHttp(
@@ -205,8 +178,8 @@ export default async function run(): Promise<Row[]> {
     memoryRow(
       w,
       `legacy in-memory, ${PENDING} waiting, server + SDK client in one process`,
-      await waitingInProcess(waitingApp(), PENDING),
-      await waitingInProcess(sdkLegacy(), PENDING),
+      await heapPerWaitingAsk(waitingApp(), 'reused', PENDING),
+      await heapPerWaitingAsk(sdkLegacy(), 'reused', PENDING),
     ),
   );
   const oursHttp = await waitingOverHttp('elicit');

@@ -18,7 +18,7 @@ import { Records } from '../src/connect/records.ts';
 import { createVault } from '../src/connect/vault.ts';
 import { generateKeySecret } from '../src/server/seal.ts';
 import { memoryStore, redisStore, type Store, sqliteStore } from '../src/store/index.ts';
-import { type Row, timeAsyncMs } from './harness.ts';
+import { heapAfterGc, type Row, timeAsyncMs } from './harness.ts';
 
 const fields = {
   clientId: undefined,
@@ -123,12 +123,7 @@ export default async function run(): Promise<Row[]> {
   await redis.close();
 
   // Memory per pending record in the memory driver.
-  const gc = (globalThis as { gc?: () => void }).gc;
-  const heap = () => {
-    gc?.();
-    gc?.();
-    return process.memoryUsage().heapUsed;
-  };
+  const heap = heapAfterGc;
   const counted = memoryStore();
   const records = new Records(counted);
   // A first batch settles the heap (and whatever earlier cases left behind); the second is measured.

@@ -10,22 +10,16 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { boolean, form } from '../src/schema/index.ts';
 import { createServer, httpEntry } from '../src/server/index.ts';
 import { memoryStore, redisStore, type Store, sqliteStore } from '../src/store/index.ts';
 import { accept, rpc, until } from '../test/support/tasks.ts';
-import { type Row, timeAsyncMs } from './harness.ts';
+import { heapAfterGc, type Row, timeAsyncMs } from './harness.ts';
+import { heapPerWaitingAsk } from './server-cases.ts';
 
 const PARKED = Number(process.env.BENCH_PARKED ?? 500);
 const KIB = 1024;
-const gc = (globalThis as { gc?: () => void }).gc;
-const heap = () => {
-  gc?.();
-  gc?.();
-  return process.memoryUsage().heapUsed;
-};
 
 let resumedAt = 0;
 function app(store: Store) {
@@ -47,14 +41,14 @@ async function parkedHeap(store: Store): Promise<number> {
     (await rpc(entry, 'tools/call', { name: 'job', arguments: {} })).result?.taskId,
   );
   await until(entry, first, 'input_required');
-  const before = heap();
+  const before = heapAfterGc();
   const ids: string[] = [];
   for (let i = 0; i < PARKED; i++)
     ids.push(
       String((await rpc(entry, 'tools/call', { name: 'job', arguments: {} })).result?.taskId),
     );
   await until(entry, ids[ids.length - 1] as string, 'input_required');
-  const per = (heap() - before) / PARKED / KIB;
+  const per = (heapAfterGc() - before) / PARKED / KIB;
   await entry.close();
   return per;
 }
@@ -72,24 +66,7 @@ async function sdkWaitingHeap(): Promise<number> {
     );
     return { content: [{ type: 'text', text: r.action }] };
   });
-  const [ct, st] = InMemoryTransport.createLinkedPair();
-  await server.connect(st);
-  const client = new Client({ name: 'b', version: '1' }, { capabilities: { elicitation: {} } });
-  let asked = 0;
-  client.setRequestHandler('elicitation/create', () => {
-    asked++;
-    return new Promise<never>(() => {});
-  });
-  await client.connect(ct);
-  const before = heap();
-  const calls = Array.from({ length: PARKED }, () =>
-    client.callTool({ name: 'wait', arguments: {} }, { timeout: 600_000 }).catch(() => {}),
-  );
-  while (asked < PARKED) await new Promise((r) => setTimeout(r, 10));
-  const per = (heap() - before) / PARKED / KIB;
-  await client.close();
-  await Promise.all(calls);
-  return per;
+  return heapPerWaitingAsk(server, 'wait', PARKED);
 }
 
 /** ms per tasks/get of a parked task. */
