@@ -4,7 +4,7 @@
  * tasks/cancel); the form runs through the same pipeline (checks, renderer, validation) in the
  * background. Then our server and our client together, over Streamable HTTP.
  */
-import { Client, InMemoryTransport, ProtocolError } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import {
   CancelTaskResultSchema,
   CreateTaskResultSchema,
@@ -24,6 +24,7 @@ import {
 } from '../../src/client/index.ts';
 import { form, text } from '../../src/schema/index.ts';
 import { createServer, httpEntry, listen } from '../../src/server/index.ts';
+import { rpcError } from '../support/kit.ts';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 const SCHEMA = {
@@ -127,15 +128,6 @@ async function setup(receiveTasks?: Parameters<typeof attachElicitation>[1]['rec
       status: string;
     }>;
   return { ...held, server, elicitAsTask, get, result, list, cancel };
-}
-
-async function rpcError(p: Promise<unknown>): Promise<ProtocolError> {
-  const error = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProtocolError);
-  return error as ProtocolError;
 }
 
 describe('our client answers task-augmented elicitation/create (plain SDK server)', () => {

@@ -3,10 +3,11 @@
  * branches of elicit sit where they do (see src/server/tasks/legacy-tasks.ts and
  * src/client/tasks.ts). If one of these starts failing, the SDK changed and the seam may go.
  */
-import { Client, InMemoryTransport, ProtocolError } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport, type ProtocolError } from '@modelcontextprotocol/client';
 import { CreateTaskResultSchema, ElicitResultSchema } from '@modelcontextprotocol/core';
 import { McpServer } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
+import { rpcError } from '../support/kit.ts';
 
 const TASK = {
   taskId: 't1',
@@ -28,20 +29,14 @@ describe('the plain SDK and 2025-11-25 tasks', () => {
     mcp.registerTool('t', {}, async () => ({ task: TASK }) as never);
     const client = new Client({ name: 'c', version: '1' });
     await pair(mcp, client);
-    const error = await client
-      .request(
+    const error = await rpcError(
+      client.request(
         { method: 'tools/call', params: { name: 't', arguments: {}, task: { ttl: 1000 } } },
         CreateTaskResultSchema,
-      )
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-    expect(error).toBeInstanceOf(ProtocolError);
-    expect((error as ProtocolError).code).toBe(-32602);
-    expect((error as ProtocolError).message).toMatch(
-      /content is required when the body carries 'task'/,
+      ),
     );
+    expect(error.code).toBe(-32602);
+    expect(error.message).toMatch(/content is required when the body carries 'task'/);
     await client.close();
   });
 
@@ -53,8 +48,8 @@ describe('the plain SDK and 2025-11-25 tasks', () => {
     );
     client.setRequestHandler('elicitation/create', async () => ({ task: TASK }) as never);
     await pair(mcp, client);
-    const error = await mcp.server
-      .request(
+    const error = await rpcError(
+      mcp.server.request(
         {
           method: 'elicitation/create',
           params: {
@@ -65,14 +60,10 @@ describe('the plain SDK and 2025-11-25 tasks', () => {
           },
         },
         CreateTaskResultSchema,
-      )
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-    expect(error).toBeInstanceOf(ProtocolError);
-    expect((error as ProtocolError).code).toBe(-32602);
-    expect((error as ProtocolError).message).toMatch(/Invalid elicitation result/);
+      ),
+    );
+    expect(error.code).toBe(-32602);
+    expect(error.message).toMatch(/Invalid elicitation result/);
     await client.close();
   });
 

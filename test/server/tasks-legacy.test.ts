@@ -8,7 +8,6 @@
 import {
   Client,
   InMemoryTransport,
-  ProtocolError,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import {
@@ -28,6 +27,7 @@ import {
   type Listening,
   listen,
 } from '../../src/server/index.ts';
+import { rpcError } from '../support/kit.ts';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 const nameForm = form({ name: text() });
@@ -118,15 +118,6 @@ async function until(c: Client, taskId: string, status: string) {
     expect(['completed', 'failed', 'cancelled']).not.toContain(task.status);
     await new Promise((r) => setTimeout(r, 5));
   }
-}
-
-async function rpcError(p: Promise<unknown>): Promise<ProtocolError> {
-  const error = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProtocolError);
-  return error as ProtocolError;
 }
 
 describe('2025-11-25 tasks: negotiation', () => {

@@ -10,9 +10,11 @@ import { getRequestListener } from '@hono/node-server';
 import {
   Client,
   InMemoryTransport,
+  ProtocolError,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { createMcpHandler } from '@modelcontextprotocol/server';
+import { expect } from 'vitest';
 import { type ConnectApp, type ConnectOptions, createConnectApp } from '../../src/connect/app.ts';
 import { type CompletionBus, memoryBus } from '../../src/connect/completion.ts';
 import { devLogin, oidcLogin } from '../../src/connect/login.ts';
@@ -319,3 +321,13 @@ export const callModern = (
     modernBody(name, params, options.id),
     options.signal ? { signal: options.signal } : {},
   );
+
+/** The JSON-RPC error `p` rejects with (it must reject, with a ProtocolError). */
+export async function rpcError(p: Promise<unknown>): Promise<ProtocolError> {
+  const error = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ProtocolError);
+  return error as ProtocolError;
+}
