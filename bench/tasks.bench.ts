@@ -181,33 +181,25 @@ export default async function run(): Promise<Row[]> {
       });
     }
     const floor = await sdkFloorMs();
+    const perSecond = (name: string, ops: number): Row => ({
+      group: 'tasks',
+      name,
+      value: ops,
+      unit: 'ops/s',
+      baseline: { name: 'plain SDK handler, no store', value: 1000 / floor },
+      ratio: ops / (1000 / floor),
+    });
     for (const [name, store] of [
       ['sqlite', sqlite],
       ['redis', redis],
     ] as const) {
-      const ms = await getMs(store);
-      rows.push({
-        group: 'tasks',
-        name: `tasks/get (${name})`,
-        value: 1000 / ms,
-        unit: 'ops/s',
-        baseline: { name: 'plain SDK handler, no store', value: 1000 / floor },
-        ratio: floor / ms,
-      });
-    }
-    for (const [name, store] of [
-      ['sqlite', sqlite],
-      ['redis', redis],
-    ] as const) {
-      const ops = await updateOpsPerSecond(store);
-      rows.push({
-        group: 'tasks',
-        name: `tasks/update answering a parked task (${name})`,
-        value: ops,
-        unit: 'ops/s',
-        baseline: { name: 'plain SDK handler, no store', value: 1000 / floor },
-        ratio: ops / (1000 / floor),
-      });
+      rows.push(perSecond(`tasks/get (${name})`, 1000 / (await getMs(store))));
+      rows.push(
+        perSecond(
+          `tasks/update answering a parked task (${name})`,
+          await updateOpsPerSecond(store),
+        ),
+      );
       rows.push({
         group: 'tasks',
         name: `tasks/update → handler resumed (${name})`,
