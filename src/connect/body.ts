@@ -3,6 +3,7 @@
  * stream in and abandoned at the limit (Content-Length is only a hint), then parsed as the one
  * encoding the pages' forms use.
  */
+import { readTextWithin } from '../kernel/body.ts';
 import { failed, type Who } from './pages.ts';
 
 /** The form fields of `req`, or the page that refuses it (413 past `maxBytes`, 415 not a form). */
@@ -16,24 +17,9 @@ export async function readForm(
     return failed('This page only accepts its own form.', who, 415);
   const tooLarge = () =>
     tooBig(failed(`This form is larger than ${maxBytes} bytes; nothing was read.`, who, 413));
-  const declared = Number(req.headers.get('content-length') ?? '0');
-  if (declared > maxBytes) return tooLarge();
-  if (req.body === null) return new URLSearchParams();
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      // Stop reading: the rest is never buffered, and the connection is closed after the reply.
-      void reader.cancel().catch(() => {});
-      return tooLarge();
-    }
-    chunks.push(value);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  const text = await readTextWithin(req, maxBytes);
+  // Past the limit reading stopped: the rest is never buffered, and the connection is closed.
+  return text === undefined ? tooLarge() : new URLSearchParams(text);
 }
 
 function tooBig(res: Response): Response {

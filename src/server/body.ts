@@ -6,6 +6,8 @@
  * text in a fresh request, so the SDK answers it exactly as it would have.
  */
 
+import { readTextWithin } from '../kernel/body.ts';
+
 /** The SDK's own default bound on a request body (4 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -28,26 +30,13 @@ export async function readBodyOnce(req: Request, maxBytes: number): Promise<Read
   if (req.method !== 'POST' || req.body === null) return { request: req };
   const tooLarge = () =>
     refusal(413, -32000, `Payload Too Large: Request body must not exceed ${maxBytes} bytes`);
-  if (Number(req.headers.get('content-length')) > maxBytes) return tooLarge();
-  const reader = req.body.getReader();
-  const decoder = new TextDecoder();
-  let received = 0;
-  let text = '';
+  let text: string | undefined;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      received += value.byteLength;
-      if (received > maxBytes) {
-        void reader.cancel().catch(() => {});
-        return tooLarge();
-      }
-      text += decoder.decode(value, { stream: true });
-    }
-    text += decoder.decode();
+    text = await readTextWithin(req, maxBytes);
   } catch {
     return refusal(400, -32700, 'Parse error: the request body could not be read');
   }
+  if (text === undefined) return tooLarge();
   if (text.length > 0) {
     try {
       return { request: req, parsed: JSON.parse(text) as unknown };
