@@ -9,14 +9,12 @@
  */
 import { McpServer } from '@modelcontextprotocol/server';
 import { createServer, httpEntry, listen } from '../src/server/index.ts';
+import { heapAfterGc } from './harness.ts';
 import { serveSdk } from './sdk-http.ts';
 
 const [kind, portArg] = process.argv.slice(2);
 const port = Number(portArg ?? 0);
-const heap = () => {
-  (globalThis as { gc?: () => void }).gc?.();
-  return String(process.memoryUsage().heapUsed);
-};
+const heap = () => String(heapAfterGc());
 /** This process's CPU time so far, in µs (user + system). */
 const cpu = () => {
   const u = process.cpuUsage();

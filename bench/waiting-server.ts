@@ -9,6 +9,7 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import { form, text } from '../src/schema/index.ts';
 import { createServer, httpEntry, listen } from '../src/server/index.ts';
+import { heapAfterGc } from './harness.ts';
 import { serveSdk } from './sdk-http.ts';
 
 const [kind, portArg] = process.argv.slice(2);
@@ -18,10 +19,7 @@ const SCHEMA = {
   properties: { name: { type: 'string' as const } },
   required: ['name'],
 };
-const heap = () => {
-  (globalThis as { gc?: () => void }).gc?.();
-  return String(process.memoryUsage().heapUsed);
-};
+const heap = () => String(heapAfterGc());
 
 if (kind === 'elicit') {
   const many = 1_000_000;
