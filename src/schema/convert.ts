@@ -98,10 +98,21 @@ function check(raw: unknown, options: ConvertOptions): CheckedSchema {
   return result.schema;
 }
 
-const expansions = new WeakMap<CheckedSchema, Conversion>();
+// Every conversion is kept per checked schema and revision: a form asked on every call lowers once.
+const conversions = new WeakMap<CheckedSchema, Map<Revision, Conversion>>();
 
-/** Lowers a checked schema to `to`. Memoised per checked schema for the legacy revision. */
+/** Lowers a checked schema to `to`. Memoised per checked schema and revision. */
 export function lower(schema: CheckedSchema, to: Revision): Conversion {
+  let byRevision = conversions.get(schema);
+  const known = byRevision?.get(to);
+  if (known !== undefined) return known;
+  const made = convert(schema, to);
+  if (byRevision === undefined) conversions.set(schema, (byRevision = new Map()));
+  byRevision.set(to, made);
+  return made;
+}
+
+function convert(schema: CheckedSchema, to: Revision): Conversion {
   const features = revisionFeatures(to);
   const needsWork =
     !features.defaultsOnAll &&
@@ -112,16 +123,14 @@ export function lower(schema: CheckedSchema, to: Revision): Conversion {
         (f.kind === 'select' && f.style === 'oneOf'),
     );
   if (!needsWork && (features.dollarSchema || schema.requestedSchema.$schema === undefined)) {
-    return {
+    return Object.freeze({
       revision: to,
       requestedSchema: schema.requestedSchema,
-      notes: [],
+      notes: Object.freeze([]),
       mapAnswer: identityMap,
       identity: true,
-    };
+    });
   }
-  const cached = expansions.get(schema);
-  if (cached !== undefined && cached.revision === to) return cached;
 
   const notes: ConversionNote[] = [];
   const fields: Field[] = [];
@@ -212,15 +221,14 @@ export function lower(schema: CheckedSchema, to: Revision): Conversion {
     }
     return out as Content;
   };
-  const conversion: Conversion = {
+  // Shared by every call that lowers this schema: frozen.
+  return Object.freeze({
     revision: to,
     requestedSchema,
-    notes,
+    notes: Object.freeze(notes),
     mapAnswer,
     identity: false,
-  };
-  expansions.set(schema, conversion);
-  return conversion;
+  });
 }
 
 const LIMIT_OF: Partial<Record<SchemaIssue['code'], keyof Limits>> = {

@@ -347,7 +347,8 @@ export class ElicitServer {
       { instructions: this.options.instructions, jsonSchemaValidator: PASS_VALIDATOR as never },
     );
     const gates = new WeakMap<object, Gate>();
-    installGate(mcp, this, era, gates);
+    // Only 2026-07-28 calls carry state to open; a 2025 call resolves its principal in the runner.
+    if (era === 'modern') installGate(mcp, this, gates);
     installWireErrors(mcp, this.wireErrors);
     const tools = this.entries.filter((e) => e.kind === 'tool');
     const taskTools = tools.some((e) => e.task !== undefined);

@@ -197,9 +197,16 @@ export function declares(
   return e.url !== undefined;
 }
 
+const defaultMessages = new WeakMap<ResolvedForm['schema'], string>();
+
+/** The message of a form asked without one: made once per checked schema. */
 export function defaultMessage(form: ResolvedForm): string {
+  const known = defaultMessages.get(form.schema);
+  if (known !== undefined) return known;
   const names = form.schema.fields.map((f) => f.title ?? f.name);
-  return names.length === 0 ? 'Please confirm.' : `Please provide: ${names.join(', ')}.`;
+  const message = names.length === 0 ? 'Please confirm.' : `Please provide: ${names.join(', ')}.`;
+  defaultMessages.set(form.schema, message);
+  return message;
 }
 
 export function withReasons(

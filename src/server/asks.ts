@@ -9,6 +9,8 @@ import type {
   InputRequest,
   ListRootsResult,
 } from '@modelcontextprotocol/server';
+import type { Conversion } from '../schema/convert.ts';
+import type { Content } from '../schema/index.ts';
 import {
   type AllResult,
   type AllSpec,
@@ -29,7 +31,7 @@ import {
 } from './ask.ts';
 import { type Engine, SUSPEND } from './engine.ts';
 import { AskUsageError, ElicitationUnsupportedError } from './errors.ts';
-import { type FormInput, refuseSensitive, resolveForm } from './forms.ts';
+import { type FormInput, type ResolvedForm, refuseSensitive, resolveForm } from './forms.ts';
 import {
   askConnect,
   askSecret,
@@ -125,42 +127,26 @@ class EngineAsk implements Ask {
     return declares(this.#engine.caps, what, this.#engine.revision);
   }
 
-  async form<F extends FormInput>(
+  form<F extends FormInput>(
     key: string,
     input: F,
     opts?: FormOptions,
   ): Promise<FormResult<AnswerOf<F>>> {
     const engine = this.#engine;
-    checkKey(key);
-    const form = resolveForm(input);
-    refuseSensitive(key, form, opts?.allowSensitive);
-    const lowered = forRevision(form, engine.revision);
-    const mapAnswer = lowered.identity ? undefined : lowered.mapAnswer;
+    let asking: FormExchange;
+    try {
+      checkKey(key);
+      const form = resolveForm(input);
+      refuseSensitive(key, form, opts?.allowSensitive);
+      asking = new FormExchange(engine, key, form, forRevision(form, engine.revision), opts);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const kept = engine.recall(key);
-    if (kept !== undefined) {
-      const verdict = await judge(form, kept, mapAnswer);
-      if ('result' in verdict) return verdict.result as never;
-    }
-    need(engine, 'form');
-    const message = opts?.message ?? defaultMessage(form);
-    let request = elicit({ mode: 'form', message, requestedSchema: lowered.requestedSchema });
-    for (;;) {
-      const response = await engine.exchange(key, request);
-      const verdict = await judge(form, response, mapAnswer);
-      if ('result' in verdict) {
-        engine.remember(key, response);
-        return verdict.result as never;
-      }
-      const attempts = engine.failed(key);
-      if (attempts >= engine.limits.maxAttempts) throw rejected(key, attempts, verdict.issues);
-      request = elicit({
-        mode: 'form',
-        message: withReasons(message, verdict.issues, form),
-        requestedSchema: lowered.identity
-          ? keepAnswers(form, engine.revision, response, verdict.issues)
-          : lowered.requestedSchema,
-      });
-    }
+    if (kept === undefined) return asking.start() as never;
+    return judge(asking.form, kept, asking.mapAnswer).then((verdict) =>
+      'result' in verdict ? verdict.result : asking.start(),
+    ) as never;
   }
 
   confirm(key: string, message: string, options?: { label?: string }): Promise<boolean> {
@@ -257,6 +243,75 @@ class EngineAsk implements Ask {
     const force = await engine.mustStep('secret', key, opts.fresh === true);
     return askSecret(this.#connect, this.#principal, key, opts, force, (...a) =>
       engine.urlStep(...a),
+    );
+  }
+}
+
+/**
+ * One form asked until it has a usable answer, re-asked with reasons up to `maxAttempts`. A
+ * promise chain over one small object rather than an async frame: while a person answers, a
+ * waiting call holds only this and the engine's own wait.
+ */
+class FormExchange {
+  readonly form: ResolvedForm;
+  readonly mapAnswer: ((c: Readonly<Record<string, unknown>>) => Content) | undefined;
+  readonly #engine: Engine;
+  readonly #key: string;
+  readonly #lowered: Conversion;
+  readonly #message: string | undefined;
+
+  constructor(
+    engine: Engine,
+    key: string,
+    form: ResolvedForm,
+    lowered: Conversion,
+    opts: FormOptions | undefined,
+  ) {
+    this.form = form;
+    this.mapAnswer = lowered.identity ? undefined : lowered.mapAnswer;
+    this.#engine = engine;
+    this.#key = key;
+    this.#lowered = lowered;
+    this.#message = opts?.message;
+  }
+
+  get #text(): string {
+    return this.#message ?? defaultMessage(this.form);
+  }
+
+  start(): Promise<FormResult<unknown>> {
+    try {
+      need(this.#engine, 'form');
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#ask(
+      elicit({ mode: 'form', message: this.#text, requestedSchema: this.#lowered.requestedSchema }),
+    );
+  }
+
+  #ask(request: InputRequest): Promise<FormResult<unknown>> {
+    return this.#engine.exchange(this.#key, request).then((response) => this.#judged(response));
+  }
+
+  async #judged(response: unknown): Promise<FormResult<unknown>> {
+    const engine = this.#engine;
+    const key = this.#key;
+    const verdict = await judge(this.form, response, this.mapAnswer);
+    if ('result' in verdict) {
+      engine.remember(key, response);
+      return verdict.result;
+    }
+    const attempts = engine.failed(key);
+    if (attempts >= engine.limits.maxAttempts) throw rejected(key, attempts, verdict.issues);
+    return this.#ask(
+      elicit({
+        mode: 'form',
+        message: withReasons(this.#text, verdict.issues, this.form),
+        requestedSchema: this.#lowered.identity
+          ? keepAnswers(this.form, engine.revision, response, verdict.issues)
+          : this.#lowered.requestedSchema,
+      }),
     );
   }
 }

@@ -1,8 +1,9 @@
 /**
- * The state gate: before a call reaches its handler, the request's principal is resolved and, on
- * 2026-07-28, its `inputResponses` are bounded and its `requestState` opened, bound to principal,
+ * The state gate: before a 2026-07-28 call reaches its handler, the request's principal is
+ * resolved, its `inputResponses` are bounded and its `requestState` opened, bound to principal,
  * method, name and arguments. It runs at the low-level handler (see call-handlers.ts), the only
- * place where both the request params and a JSON-RPC error path are available.
+ * place where both the request params and a JSON-RPC error path are available. A 2025 call has
+ * no state to open and takes no gate (runner.ts resolves its principal).
  */
 import {
   type McpServer,
@@ -20,8 +21,7 @@ export type Era = 'legacy' | 'modern';
 
 /** A request's opened state, handed from the gate to the handler wrapper. */
 export interface Gate {
-  /** Undefined on 2025 sessions: a pushed ask keeps no journal. */
-  readonly journal: Journal | undefined;
+  readonly journal: Journal;
   readonly fresh: boolean;
   readonly round: number;
   readonly binding: Binding;
@@ -41,18 +41,16 @@ const MAX_RESPONSES = { maxSize: 1_048_576, maxDepth: 12 };
 export function installGate(
   mcp: McpServer,
   server: GateServer,
-  era: Era,
   gates: WeakMap<object, Gate>,
 ): void {
   wrapCallHandlers(mcp, (handler) => (request, ctx) => {
-    gates.set(ctx.mcpReq, openGate(server, era, request, ctx));
+    gates.set(ctx.mcpReq, openGate(server, request, ctx));
     return handler(request, ctx);
   });
 }
 
 export function openGate(
   server: GateServer,
-  era: Era,
   request: { method: string; params: { name?: string; uri?: string; arguments?: unknown } },
   ctx: ServerContext,
 ): Gate {
@@ -62,7 +60,6 @@ export function openGate(
     name: request.params.name ?? request.params.uri ?? '',
     args: request.params.arguments ?? {},
   };
-  if (era === 'legacy') return { journal: undefined, fresh: true, round: 0, binding };
   const responses = ctx.mcpReq.inputResponses;
   if (responses !== undefined) {
     const measured = measureJson(responses, MAX_RESPONSES);

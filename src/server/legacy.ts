@@ -27,20 +27,21 @@ import {
 } from './url-mode.ts';
 import type { RecordPurpose } from './url-port.ts';
 
-export interface LegacyExtras {
-  readonly principal: string;
-  readonly connect: ConnectSettings | undefined;
-  /** The server's count of waiting asks; this session is `mcp`. */
+/** What a push engine needs from the server (the runner's server is one). */
+export interface PushServer {
+  readonly limits: AskLimits;
+  /** The server's count of waiting asks; a call's session is its McpServer. */
   readonly pending: PendingAsks;
+  readonly options: { readonly connect?: ConnectSettings | undefined };
 }
 
 export function legacyAsk(
   ctx: ServerContext,
   mcp: McpServer,
-  limits: AskLimits,
-  extras: LegacyExtras,
+  server: PushServer,
+  principal: string,
 ): Ask {
-  return createAsk(new PushEngine(ctx, mcp, limits, extras), extras.principal, extras.connect);
+  return createAsk(new PushEngine(ctx, mcp, server, principal), principal, server.options.connect);
 }
 
 /**
@@ -50,24 +51,28 @@ export function legacyAsk(
 class PushEngine implements Engine {
   readonly revision: string;
   readonly caps: ClientCapabilities | undefined;
-  readonly limits: AskLimits;
   readonly #ctx: ServerContext;
   readonly #mcp: McpServer;
-  readonly #extras: LegacyExtras;
+  readonly #server: PushServer;
+  readonly #principal: string;
   readonly #keepAlive: KeepAlive;
   // What this call has settled (answers `a`, invalid counts `t`, step results `s`), made on first
   // use: most calls wait on one ask.
   #memo: Map<string, unknown> | undefined;
 
-  constructor(ctx: ServerContext, mcp: McpServer, limits: AskLimits, extras: LegacyExtras) {
+  constructor(ctx: ServerContext, mcp: McpServer, server: PushServer, principal: string) {
     this.caps = mcp.server.getClientCapabilities();
     this.revision = mcp.server.getNegotiatedProtocolVersion() ?? '2025-11-25';
-    this.limits = limits;
     this.#ctx = ctx;
     this.#mcp = mcp;
-    this.#extras = extras;
+    this.#server = server;
+    this.#principal = principal;
     // Made now, not at the first wait: it tracks the handler's own progress from the start.
-    this.#keepAlive = progressKeepAlive(ctx, limits.progressEveryMs);
+    this.#keepAlive = progressKeepAlive(ctx, server.limits.progressEveryMs);
+  }
+
+  get limits(): AskLimits {
+    return this.#server.limits;
   }
 
   #memoGet(kind: 'a' | 't' | 's', key: string): unknown {
@@ -83,49 +88,46 @@ class PushEngine implements Engine {
    * cancelled, hung up, or its session closed): both end as typed errors the runner reports.
    */
   #waitFor<T>(key: string, send: () => Promise<T>): Promise<T> {
-    const signal = this.#ctx.mcpReq.signal;
-    if (signal.aborted) return Promise.reject(new AskAbandonedError(key, { cause: signal.reason }));
-    let release: () => void;
+    if (this.#ctx.mcpReq.signal.aborted) return Promise.reject(this.#failure(key, undefined));
     try {
-      release = this.#extras.pending.acquire({
-        principal: this.#extras.principal,
-        session: this.#mcp,
-      });
+      this.#server.pending.take(this.#principal, this.#mcp);
     } catch (error) {
       return Promise.reject(error);
     }
     // The client's request timeout may be shorter than a person takes: progress keeps it open.
     const beating = this.#keepAlive.hold();
-    const done = () => {
-      beating();
-      release();
-    };
-    // A promise chain rather than an async function: thousands of these may wait at once.
+    // A promise chain, not an async function, and the slot given back by a method rather than a
+    // closure per wait: thousands of these may wait at once.
     let sent: Promise<T>;
     try {
       sent = send();
     } catch (error) {
-      done();
-      return Promise.reject(this.#failure(key, signal, error));
+      this.#done(beating);
+      return Promise.reject(this.#failure(key, error));
     }
     return sent.then(
       (value) => {
-        done();
+        this.#done(beating);
         return value;
       },
       (error: unknown) => {
-        done();
-        throw this.#failure(key, signal, error);
+        this.#done(beating);
+        throw this.#failure(key, error);
       },
     );
   }
 
+  #done(beating: () => void): void {
+    beating();
+    this.#server.pending.give(this.#principal, this.#mcp);
+  }
+
   /** What a failed wait means: the client went away, the person did not answer, or as thrown. */
-  #failure(key: string, signal: AbortSignal, error: unknown): unknown {
-    if (
-      signal.aborted ||
-      (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed)
-    )
+  #failure(key: string, error: unknown): unknown {
+    const { signal } = this.#ctx.mcpReq;
+    if (signal.aborted)
+      return new AskAbandonedError(key, { cause: error === undefined ? signal.reason : error });
+    if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed)
       return new AskAbandonedError(key, { cause: error });
     if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
       return new AskTimeoutError(key, this.limits.timeoutMs);
@@ -198,11 +200,11 @@ class PushEngine implements Engine {
   async mustStep(purpose: RecordPurpose, subject: string, fresh: boolean): Promise<boolean> {
     if (!fresh) return false;
     // After a -32042 the retried call claims the completion it caused, once.
-    const settings = this.#extras.connect;
+    const settings = this.#server.options.connect;
     const claimed =
       purpose === 'secret' &&
       settings?.legacyMode === 'error' &&
-      (await claimRecentCompletion(settings, this.#extras.principal, purpose, subject));
+      (await claimRecentCompletion(settings, this.#principal, purpose, subject));
     return !claimed;
   }
 
@@ -219,14 +221,13 @@ class PushEngine implements Engine {
   ): Promise<UrlOutcome> {
     const ctx = this.#ctx;
     const { mcpReq } = ctx;
-    const extras = this.#extras;
-    const settings = extras.connect;
+    const settings = this.#server.options.connect;
     if (settings === undefined)
       throw new ConnectNotConfiguredError(purpose === 'connect' ? 'ask.connect' : 'ask.secret');
     if (!declares(this.caps, 'url', this.revision))
       throw new ElicitationUnsupportedError('URL elicitation');
     const record = await settings.app.records.create({
-      principal: extras.principal,
+      principal: this.#principal,
       clientId: ctx.http?.authInfo?.clientId,
       purpose,
       subject,

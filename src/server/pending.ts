@@ -50,9 +50,11 @@ export class PendingAsks {
     return this.byPrincipal.get(principal) ?? 0;
   }
 
-  /** Takes a slot or throws TooManyPendingAsksError; the returned release is idempotent. */
-  acquire(waiter: Waiter): () => void {
-    const { principal, session } = waiter;
+  /**
+   * Takes a slot or throws TooManyPendingAsksError. The caller gives it back with `give`, exactly
+   * once: no closure per wait (see `acquire` for the guarded form).
+   */
+  take(principal: string, session: object | undefined): void {
     const inSession = session === undefined ? 0 : (this.bySession.get(session) ?? 0);
     if (session !== undefined && inSession >= this.limits.maxPendingPerSession)
       throw new TooManyPendingAsksError('session', this.limits.maxPendingPerSession);
@@ -64,16 +66,26 @@ export class PendingAsks {
     this.total++;
     this.byPrincipal.set(principal, forPrincipal + 1);
     if (session !== undefined) this.bySession.set(session, inSession + 1);
+  }
+
+  /** Gives back a slot `take` gave. */
+  give(principal: string, session: object | undefined): void {
+    this.total--;
+    const p = (this.byPrincipal.get(principal) ?? 1) - 1;
+    if (p === 0) this.byPrincipal.delete(principal);
+    else this.byPrincipal.set(principal, p);
+    if (session !== undefined) this.bySession.set(session, (this.bySession.get(session) ?? 1) - 1);
+  }
+
+  /** Takes a slot or throws TooManyPendingAsksError; the returned release is idempotent. */
+  acquire(waiter: Waiter): () => void {
+    const { principal, session } = waiter;
+    this.take(principal, session);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.total--;
-      const p = (this.byPrincipal.get(principal) ?? 1) - 1;
-      if (p === 0) this.byPrincipal.delete(principal);
-      else this.byPrincipal.set(principal, p);
-      if (session !== undefined)
-        this.bySession.set(session, (this.bySession.get(session) ?? 1) - 1);
+      this.give(principal, session);
     };
   }
 

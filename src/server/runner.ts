@@ -24,7 +24,7 @@ import type { Era, Gate } from './gate.ts';
 import { legacyAsk } from './legacy.ts';
 import type { OnceStore } from './once-store.ts';
 import type { PendingAsks } from './pending.ts';
-import { freshJournal, type Journal, modernAsk, packJournal, SUSPEND } from './replay.ts';
+import { type Journal, modernAsk, packJournal, SUSPEND } from './replay.ts';
 import type { Sealer } from './seal.ts';
 import type { TaskContext, TaskHost } from './tasks/engine.ts';
 import { declaresTasks, startTask, tasksRequired } from './tasks/methods.ts';
@@ -104,25 +104,28 @@ export function invoke(
   args: unknown,
   ctx: ServerContext,
 ): Promise<unknown> {
+  if (era === 'legacy') return invokePushed(server, entry, mcp, args, ctx);
   const gate = gates.get(ctx.mcpReq);
   if (gate === undefined)
     return Promise.reject(
       new InternalError('a request reached a handler without passing the gate'),
     );
-  return era === 'legacy'
-    ? invokePushed(server, entry, mcp, gate, args, ctx)
-    : invokeReplayed(server, entry, gate, args, ctx);
+  return invokeReplayed(server, entry, gate, args, ctx);
 }
 
+const asToolResult = (value: unknown) => toToolResult(value as ToolOutput);
+const asIs = (value: unknown) => value;
+
 /**
- * A call on a 2025 session: the handler runs once, its asks pushed to the client. A promise
- * chain, not an async function: a call waiting on a person keeps no suspended frame here.
+ * A call on a 2025 session: the handler runs once, its asks pushed to the client. It has no state
+ * to open, so it takes no gate: its principal is resolved here, and a request without one is
+ * refused on the wire as at the gate. A promise chain, not an async function: a call waiting on
+ * a person keeps no suspended frame here.
  */
 function invokePushed(
   server: RunnerServer,
   entry: Runnable,
   mcp: McpServer,
-  gate: Gate,
   args: unknown,
   ctx: ServerContext,
 ): Promise<unknown> {
@@ -130,19 +133,12 @@ function invokePushed(
   const onError = (error: unknown) => failed(server, error, kind, 'legacy', ctx);
   let out: unknown;
   try {
-    const ask = legacyAsk(ctx, mcp, server.limits, {
-      principal: gate.binding.principal,
-      connect: server.options.connect,
-      pending: server.pending,
-    });
+    const ask = legacyAsk(ctx, mcp, server, server.principalOf(ctx));
     out = entry.handler(args, ask, ctx);
   } catch (error) {
     return new Promise((resolve) => resolve(onError(error)));
   }
-  return Promise.resolve(out).then(
-    (value) => (kind === 'tool' ? toToolResult(value as ToolOutput) : value),
-    onError,
-  );
+  return Promise.resolve(out).then(kind === 'tool' ? asToolResult : asIs, onError);
 }
 
 /** A call on 2026-07-28: the handler is replayed each round over the opened journal. */
@@ -181,7 +177,7 @@ async function invokeReplayed(
       },
       ctx,
     ).catch((error: unknown) => failed(server, error, kind, era, ctx));
-  const journal = gate.journal ?? freshJournal();
+  const { journal } = gate;
   if (asTask && task.start === 'call') return becomeTask(journal);
   const run = {
     journal,

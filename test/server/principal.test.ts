@@ -108,10 +108,19 @@ describe('principal', () => {
 
   it('on a 2025-11-25 session too: no principal, -32600 before the handler runs', async () => {
     let ran = 0;
-    const counted = createServer({ name: 'who', version: '1' }).tool('t', {}, () => {
-      ran++;
-      return 'ran';
-    });
+    const counted = createServer({ name: 'who', version: '1' })
+      .tool('t', {}, () => {
+        ran++;
+        return 'ran';
+      })
+      .prompt('p', {}, () => {
+        ran++;
+        return { messages: [] };
+      })
+      .resource('r', 'who://r', {}, () => {
+        ran++;
+        return { contents: [] };
+      });
     const server = await listen(
       httpEntry(counted, { allowedHosts: ['127.0.0.1', 'mcp.example.com'], authInfo }),
     );
@@ -129,6 +138,13 @@ describe('principal', () => {
       const anonymous = await connect();
       expect(anonymous.getProtocolEra()).toBe('legacy');
       await expect(anonymous.callTool({ name: 't', arguments: {} })).rejects.toMatchObject({
+        code: -32600,
+      });
+      // Prompts and resources are refused the same way.
+      await expect(anonymous.getPrompt({ name: 'p', arguments: {} })).rejects.toMatchObject({
+        code: -32600,
+      });
+      await expect(anonymous.readResource({ uri: 'who://r' })).rejects.toMatchObject({
         code: -32600,
       });
       expect(ran).toBe(0);
