@@ -55,12 +55,18 @@ const Answer = z.object({
 });
 const text1 = (t: string): CallToolResult => ({ content: [{ type: 'text', text: t }] });
 
-export function sdkLegacy(): McpServer {
+/**
+ * The plain SDK's 2025 tools. `cancelWithCall` passes the call's signal to `elicitInput`, so the
+ * elicitation is cancelled when the call is (as elicit's asks are): the like-for-like baseline.
+ */
+export function sdkLegacy({ cancelWithCall = false } = {}): McpServer {
   const s = new McpServer({ name: 'sdk', version: '1' });
   s.registerTool('reused', {}, async (ctx) => {
     const r = await ctx.mcpReq.elicitInput(
       { message: 'Who?', requestedSchema: SCHEMA },
-      { relatedRequestId: ctx.mcpReq.id },
+      cancelWithCall
+        ? { relatedRequestId: ctx.mcpReq.id, signal: ctx.mcpReq.signal }
+        : { relatedRequestId: ctx.mcpReq.id },
     );
     return text1(String(r.action));
   });

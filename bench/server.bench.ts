@@ -174,12 +174,22 @@ export default async function run(): Promise<Row[]> {
     })
       .tool('reused', {}, async (_a, ask) => (await ask.form('who', ours)).action)
       .build('legacy');
+  const inMemory = await heapPerWaitingAsk(waitingApp(), 'reused', PENDING);
   rows.push(
     memoryRow(
       w,
       `legacy in-memory, ${PENDING} waiting, server + SDK client in one process`,
-      await heapPerWaitingAsk(waitingApp(), 'reused', PENDING),
+      inMemory,
       await heapPerWaitingAsk(sdkLegacy(), 'reused', PENDING),
+    ),
+  );
+  rows.push(
+    memoryRow(
+      w,
+      `legacy in-memory, ${PENDING} waiting, beside an SDK handler whose elicitation is cancelled with its call`,
+      inMemory,
+      await heapPerWaitingAsk(sdkLegacy({ cancelWithCall: true }), 'reused', PENDING),
+      'SDK elicitInput + signal',
     ),
   );
   const oursHttp = await waitingOverHttp('elicit');
