@@ -88,7 +88,8 @@ class PushEngine implements Engine {
    * cancelled, hung up, or its session closed): both end as typed errors the runner reports.
    */
   #waitFor<T>(key: string, send: () => Promise<T>): Promise<T> {
-    if (this.#ctx.mcpReq.signal.aborted) return Promise.reject(this.#failure(key, undefined));
+    const { signal } = this.#ctx.mcpReq;
+    if (signal.aborted) return Promise.reject(new AskAbandonedError(key, { cause: signal.reason }));
     try {
       this.#server.pending.take(this.#principal, this.#mcp);
     } catch (error) {
@@ -124,10 +125,10 @@ class PushEngine implements Engine {
 
   /** What a failed wait means: the client went away, the person did not answer, or as thrown. */
   #failure(key: string, error: unknown): unknown {
-    const { signal } = this.#ctx.mcpReq;
-    if (signal.aborted)
-      return new AskAbandonedError(key, { cause: error === undefined ? signal.reason : error });
-    if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed)
+    if (
+      this.#ctx.mcpReq.signal.aborted ||
+      (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed)
+    )
       return new AskAbandonedError(key, { cause: error });
     if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
       return new AskTimeoutError(key, this.limits.timeoutMs);
