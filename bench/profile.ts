@@ -49,12 +49,11 @@ function summarise(profile: Profile, calls: number) {
     fns.set(key, (fns.get(key) ?? 0) + dt);
   });
   const per = (us: number) => us / calls;
+  const perFn = new Map([...fns].map(([k, us]) => [k, per(us)]));
   return {
     areas: new Map([...areas].map(([a, us]) => [a, per(us)])),
-    top: [...fns]
-      .sort((x, y) => y[1] - x[1])
-      .slice(0, 12)
-      .map(([k, us]) => [k, per(us)] as const),
+    perFn,
+    top: [...perFn].sort((x, y) => y[1] - x[1]).slice(0, 12),
   };
 }
 
@@ -116,3 +115,13 @@ for (const [label, side] of [
   console.log(`\nheaviest functions, ${label} (µs per call):`);
   for (const [k, us] of side.top) console.log(`  ${us.toFixed(1).padStart(6)}  ${k}`);
 }
+
+// Where the gap is: the functions whose self time differs most between the sides.
+const names = new Set([...ours.perFn.keys(), ...base.perFn.keys()]);
+const gaps = [...names]
+  .map((k) => [k, (ours.perFn.get(k) ?? 0) - (base.perFn.get(k) ?? 0)] as const)
+  .sort((x, y) => Math.abs(y[1]) - Math.abs(x[1]))
+  .slice(0, 16);
+console.log('\nlargest differences, elicit side − baseline side (µs per call):');
+for (const [k, us] of gaps)
+  console.log(`  ${`${us >= 0 ? '+' : '−'}${Math.abs(us).toFixed(1)}`.padStart(7)}  ${k}`);

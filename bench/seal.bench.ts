@@ -1,6 +1,8 @@
 /** Sealed requestState vs the SDK's HMAC codec, in the same run. */
+
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes } from 'node:crypto';
 import { createRequestStateCodec } from '@modelcontextprotocol/server';
-import { createSealer, generateKeySecret } from '../src/server/seal.ts';
+import { createSealer, generateKeySecret, RequestBinding } from '../src/server/seal.ts';
 import { abba, type Row, single } from './harness.ts';
 
 export default async function run(): Promise<Row[]> {
@@ -19,17 +21,26 @@ export default async function run(): Promise<Row[]> {
     a: { trip: { action: 'accept', content: { name: 'Ann', seat: 'w', bags: 1 } } },
     s: { booked: 'BK-1234' },
   };
+  const request = () => new RequestBinding(bind.principal, bind.method, bind.name, bind.args);
+  const body = Buffer.from(JSON.stringify({ p: journal, r: 2, x: Date.now() }));
   const rows: Row[] = [
-    // A request opens its state and seals the next under one binding it makes: a new object
-    // per operation, so the binding's digest is computed each time as in a request.
+    // A request opens its state and seals the next under the one binding its gate makes: a new
+    // one per operation, so the arguments' digest and additional data are built each time.
     single(
       'server: requestState',
       'seal + open, one request’s binding (AES-256-GCM under a per-salt HKDF key, bound)',
       () => {
-        const b = { ...bind };
+        const b = request();
         return sealer.open(sealer.seal(journal, b, 2), b);
       },
       8_000,
+    ),
+    // The floor under any AES-GCM state sealed with node:crypto: a cipher and a decipher object
+    // per state, over a body of the same size, nothing else.
+    single(
+      'server: requestState',
+      'node:crypto floor: createCipheriv + createDecipheriv (AES-256-GCM) of the same body',
+      () => gcmRoundTrip(body),
     ),
   ];
   const codec = createRequestStateCodec<typeof journal>({
@@ -39,7 +50,7 @@ export default async function run(): Promise<Row[]> {
   // Interleaved with the SDK's codec (ABBA, repeated); its mint and verify are async.
   const r = await abba(
     async () => {
-      const b = { ...bind };
+      const b = request();
       return sealer.open(sealer.seal(journal, b, 2), b);
     },
     async () => codec.verify(await codec.mint(journal), undefined as never),
@@ -65,4 +76,21 @@ export default async function run(): Promise<Row[]> {
     met: sealer.seal({ ...journal, k: ['trip', 'pay', 'confirm'] }, bind, 3).length <= 600,
   });
   return rows;
+}
+
+const floorKey = createSecretKey(randomBytes(32));
+const floorIv = randomBytes(12);
+const floorAad = Buffer.alloc(96, 1);
+
+function gcmRoundTrip(body: Buffer): Buffer {
+  const c = createCipheriv('aes-256-gcm', floorKey, floorIv, { authTagLength: 16 });
+  c.setAAD(floorAad);
+  const sealed = c.update(body);
+  c.final();
+  const d = createDecipheriv('aes-256-gcm', floorKey, floorIv, { authTagLength: 16 });
+  d.setAAD(floorAad);
+  d.setAuthTag(c.getAuthTag());
+  const plain = d.update(sealed);
+  d.final();
+  return plain;
 }

@@ -15,7 +15,7 @@ import { measureJson } from '../schema/measure.ts';
 import type { AskLimits } from './ask.ts';
 import { wrapCallHandlers } from './call-handlers.ts';
 import { freshJournal, type Journal, unpackJournal } from './replay.ts';
-import { type Binding, type Sealer, StateError } from './seal.ts';
+import { type Binding, RequestBinding, type Sealer, StateError } from './seal.ts';
 
 export type Era = 'legacy' | 'modern';
 
@@ -54,12 +54,12 @@ export function openGate(
   request: { method: string; params: { name?: string; uri?: string; arguments?: unknown } },
   ctx: ServerContext,
 ): Gate {
-  const binding: Binding = {
-    principal: server.principalOf(ctx),
-    method: request.method,
-    name: request.params.name ?? request.params.uri ?? '',
-    args: request.params.arguments ?? {},
-  };
+  const binding = new RequestBinding(
+    server.principalOf(ctx),
+    request.method,
+    request.params.name ?? request.params.uri ?? '',
+    request.params.arguments ?? {},
+  );
   const responses = ctx.mcpReq.inputResponses;
   if (responses !== undefined) {
     const measured = measureJson(responses, MAX_RESPONSES);

@@ -88,6 +88,11 @@ export interface SealerOptions {
   readonly sealsPerSalt?: number;
   /** Largest sealed state accepted or produced, in characters; default 16 KiB. */
   readonly maxLength?: number;
+  /**
+   * Characters of recently sealed states (state, body and binding) kept so that a state coming
+   * back to the process that sealed it opens without decrypting; default 1 MiB, 0 keeps none.
+   */
+  readonly rememberChars?: number;
   /** Clock, for tests. */
   readonly now?: () => number;
 }
@@ -101,6 +106,8 @@ export interface Opened<T> {
 export interface Sealer {
   seal(payload: unknown, binding: Binding, round: number): string;
   open<T = unknown>(state: unknown, binding: Binding): Opened<T>;
+  /** Characters of sealed states held to open without decrypting (measurement and tests). */
+  readonly rememberedChars: number;
 }
 
 /** JSON with sorted object keys, so equal arguments always give the same digest. */
@@ -111,37 +118,69 @@ function canonical(value: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
 }
 
-// A request opens its state and seals the next one with the same binding: build its additional
-// data once (the arguments digest is kept even when the key id differs).
-interface Prepared extends Binding {
-  readonly digest: string;
-  readonly kid: string;
-  readonly audience: string;
-  readonly aad: Buffer;
+/**
+ * A request's binding, made once per request: it opens the request's state and seals the next
+ * one, so what both need (the arguments in canonical form, their digest, the additional data)
+ * is built on first use and kept. A plain Binding is prepared afresh for each seal and open.
+ */
+export class RequestBinding implements Binding {
+  readonly principal: string;
+  readonly method: string;
+  readonly name: string;
+  readonly args: unknown;
+  #canonical: string | undefined;
+  #identity: string | undefined;
+  #digest: string | undefined;
+  #kid = '';
+  #audience = '';
+  #aad: Buffer | undefined;
+  constructor(principal: string, method: string, name: string, args: unknown) {
+    this.principal = principal;
+    this.method = method;
+    this.name = name;
+    this.args = args;
+  }
+  /** @internal The arguments with their keys sorted, so equal arguments always match. */
+  canonicalArgs(): string {
+    this.#canonical ??= canonical(this.args ?? null);
+    return this.#canonical;
+  }
+  /** @internal Everything the binding holds, compared as one string (no hash needed). */
+  identity(): string {
+    this.#identity ??= JSON.stringify([
+      this.principal,
+      this.method,
+      this.name,
+      this.canonicalArgs(),
+    ]);
+    return this.#identity;
+  }
+  /** @internal The AEAD's additional data under key `kid` and `audience`. */
+  aad(kid: string, audience: string): Buffer {
+    if (this.#aad !== undefined && this.#kid === kid && this.#audience === audience)
+      return this.#aad;
+    // One-shot hash: no Hash object per request.
+    this.#digest ??= hash('sha256', this.canonicalArgs(), 'base64url');
+    this.#kid = kid;
+    this.#audience = audience;
+    // A JSON array: no field can run into the next whatever characters it holds.
+    this.#aad = Buffer.from(
+      JSON.stringify([
+        VERSION,
+        kid,
+        audience,
+        this.principal,
+        this.method,
+        this.name,
+        this.#digest,
+      ]),
+    );
+    return this.#aad;
+  }
 }
-const digests = new WeakMap<Binding, Prepared>();
-// One-shot hash: no Hash object per request.
-const argsDigest = (args: unknown) => hash('sha256', canonical(args ?? null), 'base64url');
 
-function aad(kid: string, audience: string, b: Binding): Buffer {
-  const known = digests.get(b);
-  if (
-    known !== undefined &&
-    known.kid === kid &&
-    known.audience === audience &&
-    known.principal === b.principal &&
-    known.method === b.method &&
-    known.name === b.name
-  )
-    return known.aad;
-  const digest = known?.digest ?? argsDigest(b.args);
-  // A JSON array: no field can run into the next whatever characters it holds.
-  const data = Buffer.from(
-    JSON.stringify([VERSION, kid, audience, b.principal, b.method, b.name, digest]),
-  );
-  digests.set(b, { ...b, digest, kid, audience, aad: data });
-  return data;
-}
+const prepared = (b: Binding): RequestBinding =>
+  b instanceof RequestBinding ? b : new RequestBinding(b.principal, b.method, b.name, b.args);
 
 const B64URL = /^[A-Za-z0-9_-]+$/;
 const B64URL_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
@@ -186,9 +225,30 @@ export function createSealer(options: SealerOptions): Sealer {
   // Derived keys of states that opened (other replicas' salts, our earlier ones), bounded.
   const opened = new Map<string, KeyObject>();
   const MAX_DERIVED = 256;
+  // States this process sealed, by their exact text, oldest first. Inside a request every
+  // cipher call runs cold (a seal and an open cost several times what they cost in a loop), and
+  // most states come back to the process that sealed them: for those, the state's text, its key
+  // id's retirement, its binding and its expiry are checked as always, without the decryption.
+  // A state that differs by one character, or that another replica sealed, is decrypted.
+  const rememberChars = options.rememberChars ?? 1_048_576;
+  if (!Number.isSafeInteger(rememberChars) || rememberChars < 0)
+    throw new ElicitError(
+      ELICIT_LIMIT_INVALID,
+      `rememberChars must be a whole number of characters (0 keeps none), got ${rememberChars}`,
+    );
+  const remembered = new Map<string, Remembered>();
+  let rememberedChars = 0;
+  const forget = (state: string, r: Remembered) => {
+    remembered.delete(state);
+    rememberedChars -= r.chars;
+  };
 
   return {
-    seal(payload, binding, round) {
+    get rememberedChars() {
+      return rememberedChars;
+    },
+    seal(payload, given, round) {
+      const binding = prepared(given);
       if (sealsLeft === 0) {
         salt = Buffer.from(randomBytes(SALT_BYTES));
         sealKey = deriveKey(currentKey, salt);
@@ -198,7 +258,7 @@ export function createSealer(options: SealerOptions): Sealer {
       // IVs come from the pooled CSPRNG: one call per many seals instead of one each.
       const iv = pooledRandom(IV_BYTES);
       const body = JSON.stringify({ p: payload, r: round, x: now() + ttlMs });
-      const out = aeadSeal(sealKey, iv, aad(current.id, audience, binding), body, [salt, iv]);
+      const out = aeadSeal(sealKey, iv, binding.aad(current.id, audience), body, [salt, iv]);
       const state = prefix + out.toString('base64url');
       if (state.length > maxLength) {
         throw new ElicitError(
@@ -206,9 +266,20 @@ export function createSealer(options: SealerOptions): Sealer {
           `sealed requestState is ${state.length} characters, over the ${maxLength} limit; keep journaled step results small`,
         );
       }
+      const identity = binding.identity();
+      const chars = state.length + body.length + identity.length;
+      if (chars <= rememberChars) {
+        for (const [old, r] of remembered) {
+          if (rememberedChars + chars <= rememberChars) break;
+          forget(old, r);
+        }
+        remembered.set(state, { identity, body, chars });
+        rememberedChars += chars;
+      }
       return state;
     },
-    open<T>(state: unknown, binding: Binding): Opened<T> {
+    open<T>(state: unknown, given: Binding): Opened<T> {
+      const binding = prepared(given);
       if (typeof state !== 'string') throw new StateError('not_string');
       if (state.length > maxLength) throw new StateError('oversize');
       const first = state.indexOf('.');
@@ -221,19 +292,29 @@ export function createSealer(options: SealerOptions): Sealer {
       const entry = keys.find(kid);
       if (entry === undefined) throw new StateError('unknown_key');
       if (now() >= entry.retireAt) throw new StateError('retired_key');
+      const known = remembered.get(state);
+      if (known !== undefined) {
+        if (known.identity !== binding.identity())
+          throw new StateError('tampered_or_other_request');
+        // Opened once: a state presented again is decrypted like any other.
+        forget(state, known);
+        return opening<T>(known.body, now());
+      }
       const text = state.slice(second + 1);
       if (!canonicalBase64url(text)) throw new StateError('malformed');
       const raw = Buffer.from(text, 'base64url');
       const head = SALT_BYTES + IV_BYTES;
       if (raw.length < head + TAG_BYTES + 2) throw new StateError('malformed');
       const stateSalt = raw.subarray(0, SALT_BYTES);
-      const cacheKey = `${kid}.${stateSalt.toString('base64url')}`;
-      const cached = kid === current.id && stateSalt.equals(salt) ? sealKey : opened.get(cacheKey);
+      // Most states were sealed under this replica's current salt: no cache key to build.
+      const ours = kid === current.id && stateSalt.equals(salt);
+      const cacheKey = ours ? '' : `${kid}.${stateSalt.toString('base64url')}`;
+      const cached = ours ? sealKey : opened.get(cacheKey);
       const key = cached ?? deriveKey(entry.key, stateSalt);
       const plain = aeadOpen(
         key,
         raw.subarray(SALT_BYTES, head),
-        aad(kid, audience, binding),
+        binding.aad(kid, audience),
         raw.subarray(head),
       );
       if (plain === undefined) throw new StateError('tampered_or_other_request');
@@ -243,16 +324,27 @@ export function createSealer(options: SealerOptions): Sealer {
         if (opened.size >= MAX_DERIVED) opened.delete(opened.keys().next().value as string);
         opened.set(cacheKey, key);
       }
-      let parsed: { p?: unknown; r?: unknown; x?: unknown };
-      try {
-        parsed = JSON.parse(body);
-      } catch {
-        throw new StateError('payload');
-      }
-      if (typeof parsed.x !== 'number' || typeof parsed.r !== 'number')
-        throw new StateError('payload');
-      if (now() >= parsed.x) throw new StateError('expired');
-      return { payload: parsed.p as T, round: parsed.r, expiresAt: parsed.x };
+      return opening<T>(body, now());
     },
   };
+}
+
+interface Remembered {
+  /** The binding it was sealed for; key id and audience are the state's own and this sealer's. */
+  readonly identity: string;
+  readonly body: string;
+  readonly chars: number;
+}
+
+/** A state's decrypted body, parsed afresh each time (callers may change what they get). */
+function opening<T>(body: string, at: number): Opened<T> {
+  let parsed: { p?: unknown; r?: unknown; x?: unknown };
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    throw new StateError('payload');
+  }
+  if (typeof parsed.x !== 'number' || typeof parsed.r !== 'number') throw new StateError('payload');
+  if (at >= parsed.x) throw new StateError('expired');
+  return { payload: parsed.p as T, round: parsed.r, expiresAt: parsed.x };
 }
