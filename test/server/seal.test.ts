@@ -232,9 +232,8 @@ describe('sealed requestState', () => {
             const states = answers.map((a, i) => own.seal({ a }, bind, i));
             expect(own.rememberedChars).toBeLessThanOrEqual(budget);
             // Remembered or not, every state opens to what was sealed.
-            states.forEach((state, i) =>
-              expect(own.open(state, bind).payload).toEqual({ a: answers[i] }),
-            );
+            for (const [i, state] of states.entries())
+              expect(own.open(state, bind).payload).toEqual({ a: answers[i] });
             expect(own.rememberedChars).toBe(0);
           },
         ),
