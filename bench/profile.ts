@@ -33,31 +33,40 @@ function area(node: ProfileNode): Area {
   return 'other';
 }
 
-/** Microseconds of self time per call, by area, plus the heaviest functions. */
-function summarise(profile: Profile, calls: number) {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const areas = new Map<Area, number>(AREAS.map((a) => [a, 0]));
-  const fns = new Map<string, number>();
-  profile.samples.forEach((id, i) => {
-    const node = byId.get(id);
-    const dt = profile.timeDeltas[i] ?? 0;
-    if (node === undefined || node.callFrame.functionName === '(idle)') return;
-    const a = area(node);
-    areas.set(a, (areas.get(a) ?? 0) + dt);
-    const where = node.callFrame.url.replace(/^.*\/(node_modules|src)\//, '$1/');
-    const key = `${node.callFrame.functionName || '(anonymous)'} ${where}`;
-    fns.set(key, (fns.get(key) ?? 0) + dt);
-  });
-  const per = (us: number) => us / calls;
-  const perFn = new Map([...fns].map(([k, us]) => [k, per(us)]));
-  return {
-    areas: new Map([...areas].map(([a, us]) => [a, per(us)])),
-    perFn,
-    top: [...perFn].sort((x, y) => y[1] - x[1]).slice(0, 12),
-  };
+/** Self time by area and by function, summed over profiled slices, with the calls they made. */
+class Tally {
+  readonly areas = new Map<Area, number>(AREAS.map((a) => [a, 0]));
+  readonly fns = new Map<string, number>();
+  calls = 0;
+
+  add(profile: Profile, calls: number): void {
+    this.calls += calls;
+    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+    profile.samples.forEach((id, i) => {
+      const node = byId.get(id);
+      const dt = profile.timeDeltas[i] ?? 0;
+      if (node === undefined || node.callFrame.functionName === '(idle)') return;
+      const a = area(node);
+      this.areas.set(a, (this.areas.get(a) ?? 0) + dt);
+      const where = node.callFrame.url.replace(/^.*\/(node_modules|src)\//, '$1/');
+      const key = `${node.callFrame.functionName || '(anonymous)'} ${where}`;
+      this.fns.set(key, (this.fns.get(key) ?? 0) + dt);
+    });
+  }
+
+  /** Microseconds of self time per call, by area and by function, plus the heaviest functions. */
+  summary() {
+    const per = (us: number) => us / this.calls;
+    const perFn = new Map([...this.fns].map(([k, us]) => [k, per(us)]));
+    return {
+      areas: new Map([...this.areas].map(([a, us]) => [a, per(us)])),
+      perFn,
+      top: [...perFn].sort((x, y) => y[1] - x[1]).slice(0, 12),
+    };
+  }
 }
 
-async function profileOf(session: Session, fn: () => Promise<unknown>, ms: number) {
+async function profileSlice(session: Session, fn: () => Promise<unknown>, ms: number, into: Tally) {
   await session.post('Profiler.start');
   let calls = 0;
   const start = performance.now();
@@ -66,7 +75,7 @@ async function profileOf(session: Session, fn: () => Promise<unknown>, ms: numbe
     calls++;
   }
   const { profile } = await session.post('Profiler.stop');
-  return summarise(profile as unknown as Profile, calls);
+  into.add(profile as unknown as Profile, calls);
 }
 
 const wanted = process.argv[2];
@@ -81,7 +90,7 @@ const session = new Session();
 session.connect();
 await session.post('Profiler.enable');
 await session.post('Profiler.setSamplingInterval', { interval: 50 });
-const ms = Number(process.env.PROFILE_MS ?? 3000);
+const ms = Number(process.env.PROFILE_MS ?? 6000);
 // Both sides warm, in turn, before either is profiled: the side profiled first would otherwise
 // carry the process's own warm-up (compilation, heap growth) into its figures.
 const warmUntil = performance.now() + Math.min(ms, 2000);
@@ -89,8 +98,19 @@ while (performance.now() < warmUntil) {
   for (let i = 0; i < 20; i++) await picked.ours();
   for (let i = 0; i < 20; i++) await picked.baseline();
 }
-const ours = await profileOf(session, picked.ours, ms);
-const base = await profileOf(session, picked.baseline, ms);
+// Profiled in interleaved slices (ABBA), as the bench times them: a machine that speeds up or
+// slows down while profiling weighs on both sides alike.
+const oursTally = new Tally();
+const baseTally = new Tally();
+const SLICES = 8;
+for (let i = 0; i < SLICES / 2; i++) {
+  await profileSlice(session, picked.ours, ms / SLICES, oursTally);
+  await profileSlice(session, picked.baseline, ms / SLICES, baseTally);
+  await profileSlice(session, picked.baseline, ms / SLICES, baseTally);
+  await profileSlice(session, picked.ours, ms / SLICES, oursTally);
+}
+const ours = oursTally.summary();
+const base = baseTally.summary();
 await close();
 session.disconnect();
 

@@ -126,6 +126,11 @@ export interface ElicitServerOptions {
   readonly audience?: string;
   /** Lifetime of a sealed requestState; default 10 minutes. */
   readonly stateTtlMs?: number;
+  /**
+   * Characters of the states this process sealed that it keeps, so a state coming back here
+   * opens without decrypting (each once; checked as any other); default 1 MiB, 0 keeps none.
+   */
+  readonly stateMemoryChars?: number;
   readonly limits?: Partial<AskLimits>;
   /**
    * Where `ask.once` keeps its single-use markers. Default: the URL-mode store (connect records)
@@ -219,6 +224,7 @@ export class ElicitServer {
     this.sealer = createSealer({
       keyring: options.keyring ?? { keys: [{ id: 'local', secret: generateKeySecret() }] },
       ttlMs: options.stateTtlMs ?? 600_000,
+      rememberChars: options.stateMemoryChars,
       audience: options.audience ?? options.name,
     });
     this.pending = new PendingAsks(this.limits);

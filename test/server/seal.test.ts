@@ -246,6 +246,10 @@ describe('sealed requestState', () => {
         expect(() => createSealer({ keyring: { keys: [k1] }, rememberChars })).toThrow(
           /rememberChars must be a whole number/,
         );
+      // The server's option is the same budget.
+      expect(() => createServer({ name: 's', version: '1', stateMemoryChars: -1 })).toThrow(
+        expect.objectContaining({ code: 'ELICIT_LIMIT_INVALID' }),
+      );
     });
   });
 
