@@ -32,7 +32,12 @@ export const DEFAULT_EVENT_STORE_LIMITS: EventStoreLimits = Object.freeze({
 
 interface StoredEvent {
   readonly seq: number;
-  readonly message: JSONRPCMessage;
+  /**
+   * The message as JSON (measured for the bounds anyway): the text is a fraction of the
+   * message's objects, which the store would otherwise keep alive. Undefined for a priming
+   * event (an empty message that only marks a position).
+   */
+  readonly json: string | undefined;
   readonly bytes: number;
 }
 
@@ -69,11 +74,12 @@ export class BoundedEventStore implements EventStore {
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
     const stream = this.streams.get(streamId) ?? this.open(streamId);
     const seq = stream.next++;
-    const bytes = JSON.stringify(message).length;
+    const json = 'jsonrpc' in message ? JSON.stringify(message) : undefined;
+    const bytes = json?.length ?? 2;
     const { maxEventsPerStream, maxBytes } = this.limits;
     const perStream = Math.min(this.limits.maxBytesPerStream, maxBytes);
     if (bytes <= perStream) {
-      stream.events.push({ seq, message, bytes });
+      stream.events.push({ seq, json, bytes });
       stream.bytes += bytes;
       this.total += bytes;
       while (stream.events.length > maxEventsPerStream || stream.bytes > perStream) {
@@ -105,9 +111,9 @@ export class BoundedEventStore implements EventStore {
     const { stream, seq } = found;
     // A copy: sending may store new events on this stream.
     for (const event of [...stream.events]) {
-      // The priming event (an empty message) only marks a position; it is never replayed.
-      if (event.seq <= seq || !('jsonrpc' in event.message)) continue;
-      await send(`${stream.number}.${event.seq}`, event.message);
+      // The priming event only marks a position; it is never replayed.
+      if (event.seq <= seq || event.json === undefined) continue;
+      await send(`${stream.number}.${event.seq}`, JSON.parse(event.json) as JSONRPCMessage);
     }
     return stream.id;
   }
