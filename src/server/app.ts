@@ -204,8 +204,6 @@ export class ElicitServer {
   readonly once: OnceStore;
   /** Asks waiting for a person now, with the caps of `limits`. */
   readonly pending: PendingAsks;
-  /** @internal wire errors recorded per request, thrown again past McpServer's tool wrapper. */
-  readonly wireErrors = new WeakMap<object, ProtocolError>();
   /** @internal how long a one-time marker lives. */
   readonly onceTtlMs: number;
   /** @internal tasks: their store, limits and the handlers running in this process. */
@@ -355,7 +353,7 @@ export class ElicitServer {
     const gates = new WeakMap<object, Gate>();
     // Only 2026-07-28 calls carry state to open; a 2025 call resolves its principal in the runner.
     if (era === 'modern') installGate(mcp, this, gates);
-    installWireErrors(mcp, this.wireErrors);
+    installWireErrors(mcp);
     const tools = this.entries.filter((e) => e.kind === 'tool');
     const taskTools = tools.some((e) => e.task !== undefined);
     if (taskTools) {

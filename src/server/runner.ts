@@ -11,7 +11,6 @@ import {
   inputRequired,
   type McpServer,
   PROTOCOL_VERSION_META_KEY,
-  type ProtocolError,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { ElicitError, InternalError } from '../errors.ts';
@@ -29,7 +28,7 @@ import type { Sealer } from './seal.ts';
 import type { TaskContext, TaskHost } from './tasks/engine.ts';
 import { declaresTasks, startTask, tasksRequired } from './tasks/methods.ts';
 import type { ConnectSettings } from './url-mode.ts';
-import { type Kind, wireError } from './wire.ts';
+import { escapeToWire, type Kind, wireError } from './wire.ts';
 
 /** What a tool handler may return: text, or a full CallToolResult. */
 export type ToolOutput = string | CallToolResult;
@@ -56,8 +55,6 @@ export interface RunnerServer {
   readonly once: OnceStore;
   readonly onceTtlMs: number;
   readonly pending: PendingAsks;
-  /** Wire errors recorded per request, thrown again past McpServer's tool wrapper. */
-  readonly wireErrors: WeakMap<object, ProtocolError>;
   readonly tasks: TaskHost;
   principalOf(ctx: ServerContext): string;
 }
@@ -79,18 +76,9 @@ function errorResult(error: ElicitError): CallToolResult {
 }
 
 /** What the handler threw, on the wire: see wire.ts for the one table every era and kind follows. */
-export function failed(
-  server: RunnerServer,
-  error: unknown,
-  kind: Kind,
-  era: Era,
-  ctx: ServerContext,
-): unknown {
+export function failed(error: unknown, kind: Kind, era: Era): unknown {
   const wire = wireError(error, kind, era);
-  if (wire !== undefined) {
-    server.wireErrors.set(ctx.mcpReq, wire);
-    throw wire;
-  }
+  if (wire !== undefined) throw kind === 'tool' ? escapeToWire(wire) : wire;
   if (kind === 'tool' && error instanceof ElicitError) return errorResult(error);
   throw error;
 }
@@ -115,6 +103,12 @@ export function invoke(
 
 const asToolResult = (value: unknown) => toToolResult(value as ToolOutput);
 const asIs = (value: unknown) => value;
+// Per kind, not per call: a call waiting on a person keeps no closure for its failure.
+const legacyFailure: Readonly<Record<Kind, (error: unknown) => unknown>> = {
+  tool: (error) => failed(error, 'tool', 'legacy'),
+  prompt: (error) => failed(error, 'prompt', 'legacy'),
+  resource: (error) => failed(error, 'resource', 'legacy'),
+};
 
 /**
  * A call on a 2025 session: the handler runs once, its asks pushed to the client. It has no state
@@ -130,7 +124,7 @@ function invokePushed(
   ctx: ServerContext,
 ): Promise<unknown> {
   const { kind } = entry;
-  const onError = (error: unknown) => failed(server, error, kind, 'legacy', ctx);
+  const onError = legacyFailure[kind];
   let out: unknown;
   try {
     const ask = legacyAsk(ctx, mcp, server, server.principalOf(ctx));
@@ -159,7 +153,7 @@ async function invokeReplayed(
   const task = kind === 'tool' ? entry.task : undefined;
   const asTask = task !== undefined && declaresTasks(caps);
   if (task?.support === 'required' && !asTask)
-    return failed(server, tasksRequired(`This tool runs as a task and`), kind, era, ctx);
+    return failed(tasksRequired(`This tool runs as a task and`), kind, era);
   const becomeTask = (journal: Journal) =>
     startTask(
       server,
@@ -176,7 +170,7 @@ async function invokeReplayed(
         } satisfies TaskContext,
       },
       ctx,
-    ).catch((error: unknown) => failed(server, error, kind, era, ctx));
+    ).catch((error: unknown) => failed(error, kind, era));
   const { journal } = gate;
   if (asTask && task.start === 'call') return becomeTask(journal);
   const run = {
@@ -203,13 +197,13 @@ async function invokeReplayed(
     // ask.background() with asks still pending (inside ask.all, say) waits for their round.
     if (error === ESCALATE) {
       if (run.pending.size === 0) return becomeTask(run.journal);
-    } else if (error !== SUSPEND) return failed(server, error, kind, era, ctx);
+    } else if (error !== SUSPEND) return failed(error, kind, era);
   }
   // Pending asks win even if the handler caught the suspension and returned something.
   if (run.pending.size > 0) {
     const round = gate.round + 1;
     if (round > server.limits.maxRounds)
-      return failed(server, new RoundsExceededError(server.limits.maxRounds), kind, era, ctx);
+      return failed(new RoundsExceededError(server.limits.maxRounds), kind, era);
     run.journal.p = [...run.pending.keys()];
     const requestState = server.sealer.seal(packJournal(run.journal), gate.binding, round);
     return inputRequired({ inputRequests: Object.fromEntries(run.pending), requestState });

@@ -8,9 +8,12 @@
  *   (HTTP 400, which the SDK's transport sets for that code); 2025 revisions have no such
  *   code, so a tool answers `isError` there;
  * - any other elicit error from a prompt or resource is -32602 with `data.code`.
- * McpServer turns everything a tool throws (but -32042) into an `isError` result, so the error
- * is also recorded for the request and thrown again at the low-level handler (`installWireErrors`).
+ * McpServer turns everything a tool throws (but -32042) into an `isError` result through its
+ * `createToolError`: a tool's wire error leaves the tool as an error whose message names it, and
+ * the McpServer's `createToolError` throws the wire error instead (`installWireErrors`).
  */
+
+import { randomUUID } from 'node:crypto';
 import {
   type ClientCapabilities,
   type McpServer,
@@ -19,7 +22,6 @@ import {
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server';
 import { ElicitError } from '../errors.ts';
-import { wrapCallHandlers } from './call-handlers.ts';
 import { ElicitationUnsupportedError, TooManyPendingAsksError } from './errors.ts';
 import { refusalOnWire } from './pending.ts';
 
@@ -50,28 +52,38 @@ export function wireError(
   return undefined;
 }
 
+// Wire errors on their way out of a tool, by the message of the error that carries them: each
+// is taken back within the same call, when McpServer hands that message to createToolError.
+// The cap only guards against a path that would never take one back.
+const ESCAPING = new Map<string, ProtocolError>();
+const MAX_ESCAPING = 10_000;
+const PREFIX = `elicit wire error ${randomUUID()} #`;
+let escapes = 0;
+
+/** @internal Wire errors thrown and not yet taken back (tests: none should stay). */
+export const escapingCount = (): number => ESCAPING.size;
+
+/** What a tool throws for a JSON-RPC error: McpServer would turn the error itself into a result. */
+export function escapeToWire(wire: ProtocolError): Error {
+  if (ESCAPING.size >= MAX_ESCAPING) ESCAPING.delete(ESCAPING.keys().next().value as string);
+  const token = `${PREFIX}${escapes++}`;
+  ESCAPING.set(token, wire);
+  return new Error(token);
+}
+
 /**
- * Throws, at the low-level handler, the wire error recorded for the request. A promise chain
- * rather than an async function: a call waiting on a person keeps no suspended frame here.
+ * McpServer answers whatever a tool throws with `createToolError(message)`: for an error that
+ * `escapeToWire` made, ours throws the wire error instead, so the call ends in a JSON-RPC
+ * error. It is a private method of McpServer, overridden on our own instance; the alternative,
+ * a wrapper around every call handler, kept a promise and two closures alive per waiting call.
  */
-export function installWireErrors(mcp: McpServer, recorded: WeakMap<object, ProtocolError>): void {
-  wrapCallHandlers(mcp, (handler) => (request, ctx) => {
-    const key = ctx.mcpReq;
-    let running: unknown;
-    try {
-      running = handler(request, ctx);
-    } catch (error) {
-      return Promise.reject(recorded.get(key) ?? error);
-    }
-    return Promise.resolve(running).then(
-      (out) => {
-        const wire = recorded.get(key);
-        if (wire !== undefined) throw wire;
-        return out;
-      },
-      (error: unknown) => {
-        throw recorded.get(key) ?? error;
-      },
-    );
-  });
+export function installWireErrors(mcp: McpServer): void {
+  const target = mcp as unknown as { createToolError(message: string): unknown };
+  const make = target.createToolError.bind(mcp);
+  target.createToolError = (message: string) => {
+    const wire = ESCAPING.get(message);
+    if (wire === undefined) return make(message);
+    ESCAPING.delete(message);
+    throw wire;
+  };
 }
