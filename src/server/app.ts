@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import {
   type AuthInfo,
   type GetPromptResult,
-  McpServer,
+  type McpServer,
   ProtocolError,
   ProtocolErrorCode,
   type ReadResourceResult,
@@ -46,7 +46,7 @@ import { installLegacyTasks, type LegacyTaskLimits } from './tasks/legacy-tasks.
 import { installTaskMethods } from './tasks/methods.ts';
 import { type TaskLimits, taskLimits } from './tasks/records.ts';
 import type { ConnectSettings } from './url-mode.ts';
-import { installWireErrors } from './wire.ts';
+import { WireMcpServer } from './wire.ts';
 
 export type { Era } from './gate.ts';
 export type { ToolOutput } from './runner.ts';
@@ -346,14 +346,14 @@ export class ElicitServer {
 
   /** A fresh SDK McpServer for one era, with every registration installed. */
   build(era: Era): McpServer {
-    const mcp = new McpServer(
+    const mcp = new WireMcpServer(
       { name: this.options.name, version: this.options.version },
       { instructions: this.options.instructions, jsonSchemaValidator: PASS_VALIDATOR as never },
     );
-    const gates = new WeakMap<object, Gate>();
-    // Only 2026-07-28 calls carry state to open; a 2025 call resolves its principal in the runner.
-    if (era === 'modern') installGate(mcp, this, gates);
-    installWireErrors(mcp);
+    // Only 2026-07-28 calls carry state to open; a 2025 call resolves its principal in the
+    // runner, and a 2025 session's server (one per session) keeps no gates.
+    const gates = era === 'modern' ? new WeakMap<object, Gate>() : undefined;
+    if (gates !== undefined) installGate(mcp, this, gates);
     const tools = this.entries.filter((e) => e.kind === 'tool');
     const taskTools = tools.some((e) => e.task !== undefined);
     if (taskTools) {

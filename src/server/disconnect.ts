@@ -20,7 +20,7 @@ import {
 
 // Shape checks only: what passes through a session transport is checked against the wire schemas
 // by the SDK itself; here a message is only told apart, on every message, so no schema parse.
-export const isRequest = (m: JSONRPCMessage): m is JSONRPCRequest =>
+const isRequest = (m: JSONRPCMessage): m is JSONRPCRequest =>
   'method' in m && 'id' in m && m.id !== undefined;
 const isResponse = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId } =>
   'id' in m && m.id !== undefined && ('result' in m || 'error' in m);
@@ -30,42 +30,87 @@ export interface HangUps {
   readonly inFlight: number;
 }
 
-/** Installs the hang-up watch on a connected session transport. */
-export function cancelOnHangUp(transport: WebStandardStreamableHTTPServerTransport): HangUps {
-  const deliver = transport.onmessage;
-  const send = transport.send.bind(transport);
-  // Calls not answered yet, by id; and the calls each HTTP request carries.
-  const open = new Map<RequestId, { done: boolean }>();
-  transport.send = (message, options) => {
-    if (isResponse(message)) {
-      const call = open.get(message.id);
-      if (call !== undefined) call.done = true;
-      open.delete(message.id);
-    }
-    return send(message, options);
-  };
-  if (deliver !== undefined) {
-    transport.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
-      const req = extra?.request;
-      if (req !== undefined && isRequest(message)) watch(message.id, req);
-      deliver(message, extra);
-    };
+interface Call {
+  done: boolean;
+}
+
+/**
+ * Installs the hang-up watch on a connected session transport; `onRequest` hears each request
+ * the session receives. One object per session, its table of calls made at the first call: an
+ * idle session keeps only the two functions installed on its transport.
+ */
+export function cancelOnHangUp(
+  transport: WebStandardStreamableHTTPServerTransport,
+  onRequest?: () => void,
+): HangUps {
+  const watch = new HangUpWatch(transport, onRequest);
+  transport.send = (message, options) => watch.sent(message, options);
+  if (watch.deliver !== undefined)
+    transport.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) =>
+      watch.received(message, extra);
+  return watch;
+}
+
+class HangUpWatch implements HangUps {
+  readonly deliver: WebStandardStreamableHTTPServerTransport['onmessage'];
+  readonly #transport: WebStandardStreamableHTTPServerTransport;
+  readonly #send: WebStandardStreamableHTTPServerTransport['send'];
+  readonly #onRequest: (() => void) | undefined;
+  // Calls not answered yet, by id.
+  #open: Map<RequestId, Call> | undefined;
+
+  constructor(transport: WebStandardStreamableHTTPServerTransport, onRequest?: () => void) {
+    this.deliver = transport.onmessage;
+    this.#transport = transport;
+    this.#send = transport.send;
+    this.#onRequest = onRequest;
   }
-  function watch(requestId: RequestId, req: Request): void {
-    const call = { done: false };
-    open.set(requestId, call);
+
+  get inFlight(): number {
+    return this.#open?.size ?? 0;
+  }
+
+  sent(message: JSONRPCMessage, options?: Parameters<HangUpWatch['send']>[1]): Promise<void> {
+    if (this.#open !== undefined && isResponse(message)) {
+      const call = this.#open.get(message.id);
+      if (call !== undefined) call.done = true;
+      this.#open.delete(message.id);
+    }
+    return this.send(message, options);
+  }
+
+  /** Sends through the transport's own `send`, past the watch. */
+  send(
+    message: JSONRPCMessage,
+    options?: Parameters<WebStandardStreamableHTTPServerTransport['send']>[1],
+  ): Promise<void> {
+    return this.#send.call(this.#transport, message, options);
+  }
+
+  received(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    if (isRequest(message)) {
+      this.#onRequest?.();
+      const req = extra?.request;
+      if (req !== undefined) this.#watch(message.id, req);
+    }
+    this.deliver?.(message, extra);
+  }
+
+  #watch(requestId: RequestId, req: Request): void {
+    const call: Call = { done: false };
+    (this.#open ??= new Map()).set(requestId, call);
     const cancel = () => {
       if (call.done) return;
       call.done = true;
-      open.delete(requestId);
-      deliver?.({
+      this.#open?.delete(requestId);
+      this.deliver?.({
         jsonrpc: '2.0',
         method: 'notifications/cancelled',
         params: { requestId, reason: 'The client hung up.' },
       });
       // The SDK sends nothing for a cancelled call, and its transport keeps a call's entry until
       // a reply goes out: this reply (to nobody) releases it and the stream's keep-alive timer.
-      void send({
+      void this.send({
         jsonrpc: '2.0',
         id: requestId,
         error: { code: ProtocolErrorCode.InternalError, message: 'The client hung up.' },
@@ -74,9 +119,4 @@ export function cancelOnHangUp(transport: WebStandardStreamableHTTPServerTranspo
     if (req.signal.aborted) cancel();
     else req.signal.addEventListener('abort', cancel, { once: true });
   }
-  return {
-    get inFlight() {
-      return open.size;
-    },
-  };
 }

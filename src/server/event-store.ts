@@ -49,17 +49,26 @@ interface Stream {
   readonly events: StoredEvent[];
 }
 
+// Limits objects this module made and checked: a store given one shares it (one per session
+// would otherwise be copied and checked again).
+const checked = new WeakSet<EventStoreLimits>();
+
 export class BoundedEventStore implements EventStore {
   readonly limits: EventStoreLimits;
   // Insertion order is age: the first entry is the stream to drop when a new one needs room.
+  // Found by number by walking it: at most `maxStreams` entries, and one Map less per session.
   private readonly streams = new Map<StreamId, Stream>();
-  private readonly byNumber = new Map<number, Stream>();
   private numbers = 0;
   private total = 0;
 
   constructor(limits: Partial<EventStoreLimits> = {}) {
-    this.limits = { ...DEFAULT_EVENT_STORE_LIMITS, ...limits };
-    checkLimits('events', this.limits);
+    if (checked.has(limits as EventStoreLimits)) this.limits = limits as EventStoreLimits;
+    else {
+      const full = Object.freeze({ ...DEFAULT_EVENT_STORE_LIMITS, ...limits });
+      checkLimits('events', full);
+      checked.add(full);
+      this.limits = full;
+    }
   }
 
   /** Bytes of events held now (for measurement and tests). */
@@ -121,13 +130,11 @@ export class BoundedEventStore implements EventStore {
   /** Forgets every event (the session closed). */
   clear(): void {
     this.streams.clear();
-    this.byNumber.clear();
     this.total = 0;
   }
 
   private forget(stream: Stream): void {
     this.streams.delete(stream.id);
-    this.byNumber.delete(stream.number);
     this.total -= stream.bytes;
   }
 
@@ -139,14 +146,15 @@ export class BoundedEventStore implements EventStore {
     }
     const stream: Stream = { id: streamId, number: ++this.numbers, next: 0, bytes: 0, events: [] };
     this.streams.set(streamId, stream);
-    this.byNumber.set(stream.number, stream);
     return stream;
   }
 
   private find(eventId: EventId): { stream: Stream; seq: number } | undefined {
     const match = /^(\d{1,15})\.(\d{1,15})$/.exec(eventId);
     if (match === null) return undefined;
-    const stream = this.byNumber.get(Number(match[1]));
+    const number = Number(match[1]);
+    let stream: Stream | undefined;
+    for (const s of this.streams.values()) if (s.number === number) stream = s;
     if (stream === undefined) return undefined;
     const seq = Number(match[2]);
     return seq < stream.next ? { stream, seq } : undefined;

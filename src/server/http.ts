@@ -14,12 +14,13 @@ import {
   isLegacyRequest,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
+  type McpServer,
   originValidationResponse,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { ElicitServer } from './app.ts';
 import { DEFAULT_MAX_BODY_BYTES, readBodyOnce } from './body.ts';
-import { cancelOnHangUp, type HangUps, isRequest } from './disconnect.ts';
+import { cancelOnHangUp, type HangUps } from './disconnect.ts';
 import { LimitOptionError, ListenError } from './errors.ts';
 import { BoundedEventStore, type EventStoreLimits } from './event-store.ts';
 import { isLoopbackHost } from './principal.ts';
@@ -68,17 +69,20 @@ function rpcError(
 class Session {
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly hangUps: HangUps;
-  /** The revision negotiated at initialize. */
-  readonly revision: () => string | undefined;
+  readonly #mcp: McpServer;
   streams = 0;
   constructor(
     transport: WebStandardStreamableHTTPServerTransport,
     hangUps: HangUps,
-    revision: () => string | undefined,
+    mcp: McpServer,
   ) {
     this.transport = transport;
     this.hangUps = hangUps;
-    this.revision = revision;
+    this.#mcp = mcp;
+  }
+  /** The revision negotiated at initialize. */
+  revision(): string | undefined {
+    return this.#mcp.server.getNegotiatedProtocolVersion();
   }
   get busy(): boolean {
     return this.streams > 0 || this.hangUps.inFlight > 0;
@@ -201,16 +205,11 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
       ticket.release();
       throw error;
     }
-    const hangUps = cancelOnHangUp(transport);
     // A session counts as used once it serves a request beyond initialize.
-    const deliver = transport.onmessage;
-    transport.onmessage = (message, extra) => {
-      if (entry !== undefined && isRequest(message)) entry.used = true;
-      deliver?.(message, extra);
-    };
-    const session = new Session(transport, hangUps, () =>
-      mcp.server.getNegotiatedProtocolVersion(),
-    );
+    const hangUps = cancelOnHangUp(transport, () => {
+      if (entry !== undefined) entry.used = true;
+    });
+    const session = new Session(transport, hangUps, mcp);
     try {
       return await transport.handleRequest(req, { parsedBody: body, authInfo });
     } finally {

@@ -88,12 +88,12 @@ export function invoke(
   entry: Runnable,
   era: Era,
   mcp: McpServer,
-  gates: WeakMap<object, Gate>,
+  gates: WeakMap<object, Gate> | undefined,
   args: unknown,
   ctx: ServerContext,
 ): Promise<unknown> {
   if (era === 'legacy') return invokePushed(server, entry, mcp, args, ctx);
-  const gate = gates.get(ctx.mcpReq);
+  const gate = gates?.get(ctx.mcpReq);
   if (gate === undefined)
     return Promise.reject(
       new InternalError('a request reached a handler without passing the gate'),

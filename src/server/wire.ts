@@ -10,13 +10,13 @@
  * - any other elicit error from a prompt or resource is -32602 with `data.code`.
  * McpServer turns everything a tool throws (but -32042) into an `isError` result through its
  * `createToolError`: a tool's wire error leaves the tool as an error whose message names it, and
- * the McpServer's `createToolError` throws the wire error instead (`installWireErrors`).
+ * elicit's McpServer (`WireMcpServer`) throws the wire error from `createToolError` instead.
  */
 
 import { randomUUID } from 'node:crypto';
 import {
   type ClientCapabilities,
-  type McpServer,
+  McpServer,
   MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
@@ -71,19 +71,25 @@ export function escapeToWire(wire: ProtocolError): Error {
   return new Error(token);
 }
 
+interface ToolErrors {
+  createToolError(message: string): unknown;
+}
+const makeToolError = (McpServer.prototype as unknown as ToolErrors).createToolError;
+
 /**
  * McpServer answers whatever a tool throws with `createToolError(message)`: for an error that
- * `escapeToWire` made, ours throws the wire error instead, so the call ends in a JSON-RPC
- * error. It is a private method of McpServer, overridden on our own instance; the alternative,
- * a wrapper around every call handler, kept a promise and two closures alive per waiting call.
+ * `escapeToWire` made, this subclass throws the wire error instead, so the call ends in a
+ * JSON-RPC error. `createToolError` is a private method of McpServer, so it is replaced on this
+ * subclass's prototype (nothing per server or per call); the alternative, a wrapper around
+ * every call handler, kept a promise and two closures alive per waiting call.
  */
-export function installWireErrors(mcp: McpServer): void {
-  const target = mcp as unknown as { createToolError(message: string): unknown };
-  const make = target.createToolError.bind(mcp);
-  target.createToolError = (message: string) => {
-    const wire = ESCAPING.get(message);
-    if (wire === undefined) return make(message);
-    ESCAPING.delete(message);
-    throw wire;
-  };
-}
+export class WireMcpServer extends McpServer {}
+(WireMcpServer.prototype as unknown as ToolErrors).createToolError = function (
+  this: McpServer,
+  message: string,
+) {
+  const wire = ESCAPING.get(message);
+  if (wire === undefined) return makeToolError.call(this, message);
+  ESCAPING.delete(message);
+  throw wire;
+};
