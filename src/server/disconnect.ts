@@ -36,8 +36,8 @@ interface Call {
 
 /**
  * Installs the hang-up watch on a connected session transport; `onRequest` hears each request
- * the session receives. One object per session, its table of calls made at the first call: an
- * idle session keeps only the two functions installed on its transport.
+ * the session receives. One object per session, its table of calls there only while calls are:
+ * an idle session keeps only the two functions installed on its transport.
  */
 export function cancelOnHangUp(
   transport: WebStandardStreamableHTTPServerTransport,
@@ -74,9 +74,15 @@ class HangUpWatch implements HangUps {
     if (this.#open !== undefined && isResponse(message)) {
       const call = this.#open.get(message.id);
       if (call !== undefined) call.done = true;
-      this.#open.delete(message.id);
+      this.#forget(message.id);
     }
     return this.send(message, options);
+  }
+
+  // The table goes with its last call: an idle session (initialize answered) keeps none.
+  #forget(requestId: RequestId): void {
+    this.#open?.delete(requestId);
+    if (this.#open?.size === 0) this.#open = undefined;
   }
 
   /** Sends through the transport's own `send`, past the watch. */
@@ -102,7 +108,7 @@ class HangUpWatch implements HangUps {
     const cancel = () => {
       if (call.done) return;
       call.done = true;
-      this.#open?.delete(requestId);
+      this.#forget(requestId);
       this.deliver?.({
         jsonrpc: '2.0',
         method: 'notifications/cancelled',

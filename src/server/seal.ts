@@ -9,6 +9,9 @@
  * every 2^20 seals, so no AES key ever sees more than 2^20 random 96-bit IVs (collision odds
  * about 2^-57) however long a keyring key lives.
  *
+ * A sealer remembers, within a budget of characters, the states it sealed: one that comes back
+ * to it unchanged opens without decrypting (see `rememberChars`).
+ *
  * Wire form: `e2.<kid>.<base64url(salt ‖ iv ‖ ciphertext ‖ tag)>`. States of the earlier `e1`
  * form are refused (`old_format`): their conversation starts over. Every failure is one
  * StateError whose `reason` is for logs only; callers answer the client with a generic -32602.
