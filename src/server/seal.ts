@@ -272,10 +272,11 @@ export function createSealer(options: SealerOptions): Sealer {
       const identity = binding.identity();
       const chars = state.length + body.length + identity.length;
       if (chars <= rememberChars) {
-        for (const [old, r] of remembered) {
-          if (rememberedChars + chars <= rememberChars) break;
-          forget(old, r);
-        }
+        if (rememberedChars + chars > rememberChars)
+          for (const [old, r] of remembered) {
+            forget(old, r);
+            if (rememberedChars + chars <= rememberChars) break;
+          }
         remembered.set(state, { identity, body, chars });
         rememberedChars += chars;
       }
