@@ -33,6 +33,12 @@ function area(node: ProfileNode): Area {
   return 'other';
 }
 
+// Idle time, and the profiler's own: stopping it builds the profile under `Session.post`, which
+// a slice's last samples land in (more of them on the side whose calls take longer).
+const ignored = (node: ProfileNode) =>
+  node.callFrame.functionName === '(idle)' ||
+  (node.callFrame.functionName === 'post' && node.callFrame.url === 'node:inspector');
+
 /** Self time by area and by function, summed over profiled slices, with the calls they made. */
 class Tally {
   readonly areas = new Map<Area, number>(AREAS.map((a) => [a, 0]));
@@ -45,7 +51,7 @@ class Tally {
     profile.samples.forEach((id, i) => {
       const node = byId.get(id);
       const dt = profile.timeDeltas[i] ?? 0;
-      if (node === undefined || node.callFrame.functionName === '(idle)') return;
+      if (node === undefined || ignored(node)) return;
       const a = area(node);
       this.areas.set(a, (this.areas.get(a) ?? 0) + dt);
       const where = node.callFrame.url.replace(/^.*\/(node_modules|src)\//, '$1/');
