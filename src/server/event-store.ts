@@ -154,7 +154,11 @@ export class BoundedEventStore implements EventStore {
     if (match === null) return undefined;
     const number = Number(match[1]);
     let stream: Stream | undefined;
-    for (const s of this.streams.values()) if (s.number === number) stream = s;
+    for (const s of this.streams.values())
+      if (s.number === number) {
+        stream = s;
+        break;
+      }
     if (stream === undefined) return undefined;
     const seq = Number(match[2]);
     return seq < stream.next ? { stream, seq } : undefined;
