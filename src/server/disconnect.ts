@@ -34,15 +34,15 @@ interface Call {
   done: boolean;
 }
 
+type Transport = WebStandardStreamableHTTPServerTransport;
+type SendOptions = Parameters<Transport['send']>[1];
+
 /**
  * Installs the hang-up watch on a connected session transport; `onRequest` hears each request
  * the session receives. One object per session, its table of calls there only while calls are:
  * an idle session keeps only the two functions installed on its transport.
  */
-export function cancelOnHangUp(
-  transport: WebStandardStreamableHTTPServerTransport,
-  onRequest?: () => void,
-): HangUps {
+export function cancelOnHangUp(transport: Transport, onRequest?: () => void): HangUps {
   const watch = new HangUpWatch(transport, onRequest);
   transport.send = (message, options) => watch.sent(message, options);
   if (watch.deliver !== undefined)
@@ -52,14 +52,14 @@ export function cancelOnHangUp(
 }
 
 class HangUpWatch implements HangUps {
-  readonly deliver: WebStandardStreamableHTTPServerTransport['onmessage'];
-  readonly #transport: WebStandardStreamableHTTPServerTransport;
-  readonly #send: WebStandardStreamableHTTPServerTransport['send'];
+  readonly deliver: Transport['onmessage'];
+  readonly #transport: Transport;
+  readonly #send: Transport['send'];
   readonly #onRequest: (() => void) | undefined;
   // Calls not answered yet, by id.
   #open: Map<RequestId, Call> | undefined;
 
-  constructor(transport: WebStandardStreamableHTTPServerTransport, onRequest?: () => void) {
+  constructor(transport: Transport, onRequest?: () => void) {
     this.deliver = transport.onmessage;
     this.#transport = transport;
     this.#send = transport.send;
@@ -70,7 +70,7 @@ class HangUpWatch implements HangUps {
     return this.#open?.size ?? 0;
   }
 
-  sent(message: JSONRPCMessage, options?: Parameters<HangUpWatch['send']>[1]): Promise<void> {
+  sent(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
     if (this.#open !== undefined && isResponse(message)) {
       const call = this.#open.get(message.id);
       if (call !== undefined) call.done = true;
@@ -86,10 +86,7 @@ class HangUpWatch implements HangUps {
   }
 
   /** Sends through the transport's own `send`, past the watch. */
-  send(
-    message: JSONRPCMessage,
-    options?: Parameters<WebStandardStreamableHTTPServerTransport['send']>[1],
-  ): Promise<void> {
+  send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
     return this.#send.call(this.#transport, message, options);
   }
 

@@ -269,9 +269,10 @@ export function createSealer(options: SealerOptions): Sealer {
           `sealed requestState is ${state.length} characters, over the ${maxLength} limit; keep journaled step results small`,
         );
       }
-      const identity = binding.identity();
+      // With no memory (rememberChars 0) nothing is kept, and the binding's identity is not made.
+      const identity = rememberChars === 0 ? '' : binding.identity();
       const chars = state.length + body.length + identity.length;
-      if (chars <= rememberChars) {
+      if (rememberChars > 0 && chars <= rememberChars) {
         if (rememberedChars + chars > rememberChars)
           for (const [old, r] of remembered) {
             forget(old, r);
