@@ -314,6 +314,25 @@ describe('<elicit-form>', () => {
     await page.close();
   });
 
+  it('cautions the person when look-alike letters spell a password', async () => {
+    const page = await pageWith('elicit-form', {
+      server: 'Bank',
+      message: 'Sign in',
+      // Cyrillic Р and а, a soft hyphen, and a digit zero: it reads "Password".
+      requestedSchema: {
+        type: 'object',
+        properties: { code: { type: 'string', title: 'Ра\u00adssw0rd' } },
+      },
+    });
+    const caution = await page.evaluate(
+      () =>
+        document.querySelector('elicit-form')?.shadowRoot?.querySelector('[part=caution]')
+          ?.textContent,
+    );
+    expect(caution).toContain('looks like it asks for a password');
+    await page.close();
+  });
+
   it('shows the server name, message, titles, hints and options inert (bidi, controls, tags)', async () => {
     const page = await pageWith('elicit-form', {
       server: 'Pay\u202eroll',
