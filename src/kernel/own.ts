@@ -23,5 +23,6 @@ export function getOwn<T = unknown>(obj: object, key: string): T | undefined {
 
 /** True when `obj` has `key` as its own property with a value other than undefined. */
 export function hasOwnValue(obj: object, key: string): boolean {
-  return Object.hasOwn(obj, key) && (obj as Record<string, unknown>)[key] !== undefined;
+  // Most keys asked about are absent: the plain read answers those without the own-check.
+  return (obj as Record<string, unknown>)[key] !== undefined && Object.hasOwn(obj, key);
 }

@@ -188,17 +188,19 @@ export class Checker {
     const out: Option[] = [];
     const seen = new Set<string>();
     let ok = true;
+    // Paths are built only for a report.
+    const at = (i: number): Path => [...path, i];
+    const valueAt = (i: number): Path => (titled ? [...path, i, 'const'] : [...path, i]);
     for (let i = 0; i < list.length; i++) {
       const entry: unknown = list[i];
-      const at = (): Path => [...path, i];
       let value: unknown = entry;
       let label: unknown;
       if (titled) {
         if (!isObject(entry)) {
           this.error(
             'option_invalid',
-            at(),
-            `${formatPath(at())} must be an object {const, title}, got ${describeType(entry)}.`,
+            at(i),
+            `${formatPath(at(i))} must be an object {const, title}, got ${describeType(entry)}.`,
           );
           ok = false;
           continue;
@@ -212,15 +214,14 @@ export class Checker {
         ) {
           this.error(
             'option_invalid',
-            [...at(), 'title'],
-            `${formatPath([...at(), 'title'])} must be a non-empty string of at most ${this.limits.maxTextLength} characters.`,
+            [...at(i), 'title'],
+            `${formatPath([...at(i), 'title'])} must be a non-empty string of at most ${this.limits.maxTextLength} characters.`,
           );
           ok = false;
           continue;
         }
-        this.warnUnknown(entry, OPTION_KNOWN, at());
+        this.warnUnknown(entry, OPTION_KNOWN, at(i));
       }
-      const valueAt = (): Path => (titled ? [...path, i, 'const'] : [...path, i]);
       if (
         typeof value !== 'string' ||
         value.length === 0 ||
@@ -228,8 +229,8 @@ export class Checker {
       ) {
         this.error(
           'option_invalid',
-          valueAt(),
-          `${formatPath(valueAt())} must be a non-empty string of at most ${this.limits.maxTextLength} characters, got ${preview(value)}.`,
+          valueAt(i),
+          `${formatPath(valueAt(i))} must be a non-empty string of at most ${this.limits.maxTextLength} characters, got ${preview(value)}.`,
         );
         ok = false;
         continue;
@@ -237,8 +238,8 @@ export class Checker {
       if (seen.has(value)) {
         this.error(
           'option_duplicate',
-          valueAt(),
-          `${formatPath(valueAt())} repeats the option ${preview(value)}; each option must be unique.`,
+          valueAt(i),
+          `${formatPath(valueAt(i))} repeats the option ${preview(value)}; each option must be unique.`,
         );
         ok = false;
         continue;

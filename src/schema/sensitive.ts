@@ -245,15 +245,12 @@ function joinSpelledOut(plain: string[], read: string[]): { plain: string[]; rea
   return { plain: p, read: r };
 }
 
-/** The table, and the same table keyed by each entry's reading (see readWords). */
+/** The table, and the same table keyed by each entry as a capital I for l reads it. */
 function withReadings(entries: ReadonlyMap<string, string>): ReadonlyMap<string, string> {
   const out = new Map(entries);
-  for (const [k, v] of entries) {
-    const read = k.replace(PAIRS_READ_AS, pairRead);
-    out.set(read, v);
-    // A capital I passes for an l: "SOCIAI SECURITY".
-    out.set(read.replaceAll('l', 'i'), v);
-  }
+  // A capital I passes for an l: "SOCIAI SECURITY". (Letter pairs are read on the word side
+  // only: "cw" is not a card code because "cvv" could be read as it.)
+  for (const [k, v] of entries) out.set(k.replaceAll('l', 'i'), v);
   return out;
 }
 const WORDS_READ = withReadings(WORDS);
@@ -261,8 +258,18 @@ const PAIRS_READ = withReadings(PAIRS);
 // The first words of pairs: most words start none, and need no pair built to look up.
 const FIRSTS = new Set([...PAIRS_READ.keys()].map((k) => k.slice(0, k.indexOf(' '))));
 
+const ONE_WORD = /^[a-z]+$/;
+
 function kindIn(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
+  // One lower-case word (most field names): its readings without the reader.
+  if (text.length <= 64 && ONE_WORD.test(text))
+    return (
+      WORDS.get(text) ??
+      (text.includes('rn') || text.includes('vv')
+        ? WORDS_READ.get(text.replace(PAIRS_READ_AS, pairRead))
+        : undefined)
+    );
   const { plain, read, wholePlain, wholeRead } = readWords(text);
   for (let i = 0; i < wholeRead.length; i++) {
     const one = WORDS.get(wholePlain[i] as string) ?? WORDS_READ.get(wholeRead[i] as string);

@@ -80,6 +80,8 @@ describe('sensitive fields', () => {
         step1Name: str(),
         api2Version: str(),
         corner: str(),
+        cw: str(),
+        CW: str(),
         opinion: str(),
         spinner: str(),
         boarding: str({ title: 'Boarding pass code' }),
