@@ -55,13 +55,14 @@ export class Records implements UrlRecordPort {
 
   /** Moves a pending record to `status`; false if it was not pending (already finished). */
   async finish(id: string, status: 'complete' | 'declined'): Promise<UrlRecord | undefined> {
+    const k = key(id);
     for (let tries = 0; tries < 5; tries++) {
-      const stored = await this.store.get<never>(key(id));
+      const stored = await this.store.get<never>(k);
       if (stored === undefined) return undefined;
       const record = stored.value as UrlRecord;
       if (record.status !== 'pending' || record.expiresAt <= Date.now()) return undefined;
       const next = { ...record, status };
-      if (await this.store.update(key(id), stored.version, next as never)) return next;
+      if (await this.store.update(k, stored.version, next as never)) return next;
     }
     return undefined;
   }
