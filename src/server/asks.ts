@@ -29,7 +29,7 @@ import {
   type UrlResult,
   withReasons,
 } from './ask.ts';
-import { type Engine, SUSPEND } from './engine.ts';
+import { type Engine, type Receiver, SUSPEND } from './engine.ts';
 import { AskUsageError, ElicitationUnsupportedError } from './errors.ts';
 import { type FormInput, type ResolvedForm, refuseSensitive, resolveForm } from './forms.ts';
 import {
@@ -111,23 +111,33 @@ function notJson(v: unknown, at: string, depth: number): string | undefined {
  * used, not a closure per method (thousands of calls may wait on people at once).
  */
 class EngineAsk implements Ask {
-  readonly revision: string;
   readonly #engine: Engine;
   readonly #principal: string;
   readonly #connect: ConnectSettings | undefined;
+  // `form`, bound on first read: the one method nearly every handler uses has its own slot.
+  #form: Ask['form'] | undefined;
 
   constructor(engine: Engine, principal: string, connect: ConnectSettings | undefined) {
-    this.revision = engine.revision;
     this.#engine = engine;
     this.#principal = principal;
     this.#connect = connect;
+    this.#form = undefined;
+  }
+
+  get revision(): string {
+    return this.#engine.revision;
+  }
+
+  get form(): Ask['form'] {
+    this.#form ??= this.#askForm.bind(this) as Ask['form'];
+    return this.#form;
   }
 
   can(what: 'form' | 'url' | 'sampling' | 'roots'): boolean {
     return declares(this.#engine.caps, what, this.#engine.revision);
   }
 
-  form<F extends FormInput>(
+  #askForm<F extends FormInput>(
     key: string,
     input: F,
     opts?: FormOptions,
@@ -252,7 +262,7 @@ class EngineAsk implements Ask {
  * promise chain over one small object rather than an async frame: while a person answers, a
  * waiting call holds only this and the engine's own wait.
  */
-class FormExchange {
+class FormExchange implements Receiver {
   readonly form: ResolvedForm;
   readonly mapAnswer: ((c: Readonly<Record<string, unknown>>) => Content) | undefined;
   readonly #engine: Engine;
@@ -291,10 +301,11 @@ class FormExchange {
   }
 
   #ask(request: InputRequest): Promise<FormResult<unknown>> {
-    return this.#engine.exchange(this.#key, request).then((response) => this.#judged(response));
+    return this.#engine.exchange(this.#key, request, this) as Promise<FormResult<unknown>>;
   }
 
-  async #judged(response: unknown): Promise<FormResult<unknown>> {
+  /** The client's response to this form (the engine calls it where the response arrives). */
+  async received(response: unknown): Promise<FormResult<unknown>> {
     const engine = this.#engine;
     const key = this.#key;
     const verdict = await judge(this.form, response, this.mapAnswer);
@@ -318,7 +329,8 @@ class FormExchange {
 
 // Each method becomes a getter that binds it to the instance on first read (see EngineAsk).
 for (const name of Object.getOwnPropertyNames(EngineAsk.prototype)) {
-  if (name === 'constructor') continue;
+  const own = Object.getOwnPropertyDescriptor(EngineAsk.prototype, name);
+  if (name === 'constructor' || typeof own?.value !== 'function') continue;
   const method = (EngineAsk.prototype as unknown as Record<string, (...a: unknown[]) => unknown>)[
     name
   ] as (...a: unknown[]) => unknown;

@@ -12,6 +12,11 @@ import type { AskLimits } from './ask.ts';
 import type { RecordPurpose } from './url-port.ts';
 
 /** Thrown by an ask that has to wait for the client; the runner turns it into input_required. */
+/** Takes the client's response where it arrives (see Engine.exchange). */
+export interface Receiver {
+  received(response: unknown): unknown;
+}
+
 export const SUSPEND: unique symbol = Symbol('elicit.suspend');
 
 export type UrlOutcome = 'complete' | 'decline' | 'cancel';
@@ -28,9 +33,10 @@ export interface Engine {
   /**
    * The client's response to `request`, asked under `key`. The push engine sends and waits; the
    * replay engine gives the response this round carries for `key` (once per run), or records the
-   * request as pending and throws SUSPEND.
+   * request as pending and throws SUSPEND. With a `receiver`, what it makes of the response is
+   * the result: one promise per wait instead of one per layer (thousands may wait at once).
    */
-  exchange(key: string, request: InputRequest): Promise<unknown>;
+  exchange(key: string, request: InputRequest, receiver?: Receiver): Promise<unknown>;
   /** Counts one more unusable response for `key` and returns how many there have been. */
   failed(key: string): number;
   /**

@@ -14,7 +14,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { type Ask, type AskLimits, declares } from './ask.ts';
 import { createAsk } from './asks.ts';
-import type { Engine, UrlOutcome } from './engine.ts';
+import type { Engine, Receiver, UrlOutcome } from './engine.ts';
 import { AskAbandonedError, AskTimeoutError, ElicitationUnsupportedError } from './errors.ts';
 import { type KeepAlive, progressKeepAlive } from './keep-alive.ts';
 import type { PendingAsks } from './pending.ts';
@@ -49,8 +49,6 @@ export function legacyAsk(
  * call holds one object, not a closure per method (see asks.ts on why that counts).
  */
 class PushEngine implements Engine {
-  readonly revision: string;
-  readonly caps: ClientCapabilities | undefined;
   readonly #ctx: ServerContext;
   readonly #mcp: McpServer;
   readonly #server: PushServer;
@@ -61,14 +59,21 @@ class PushEngine implements Engine {
   #memo: Map<string, unknown> | undefined;
 
   constructor(ctx: ServerContext, mcp: McpServer, server: PushServer, principal: string) {
-    this.caps = mcp.server.getClientCapabilities();
-    this.revision = mcp.server.getNegotiatedProtocolVersion() ?? '2025-11-25';
     this.#ctx = ctx;
     this.#mcp = mcp;
     this.#server = server;
     this.#principal = principal;
     // Made now, not at the first wait: it tracks the handler's own progress from the start.
     this.#keepAlive = progressKeepAlive(ctx, server.limits.progressEveryMs);
+  }
+
+  // Read from the session when asked, not kept: a waiting call holds as little as it can.
+  get caps(): ClientCapabilities | undefined {
+    return this.#mcp.server.getClientCapabilities();
+  }
+
+  get revision(): string {
+    return this.#mcp.server.getNegotiatedProtocolVersion() ?? '2025-11-25';
   }
 
   get limits(): AskLimits {
@@ -87,7 +92,7 @@ class PushEngine implements Engine {
    * the person not answering; an abort or a closed connection is the client going away (it
    * cancelled, hung up, or its session closed): both end as typed errors the runner reports.
    */
-  #waitFor<T>(key: string, send: () => Promise<T>): Promise<T> {
+  #waitFor<T>(key: string, send: () => Promise<T>, receiver?: Receiver): Promise<unknown> {
     const { signal } = this.#ctx.mcpReq;
     if (signal.aborted) return Promise.reject(new AskAbandonedError(key, { cause: signal.reason }));
     try {
@@ -109,7 +114,7 @@ class PushEngine implements Engine {
     return sent.then(
       (value) => {
         this.#done(beating);
-        return value;
+        return receiver === undefined ? value : receiver.received(value);
       },
       (error: unknown) => {
         this.#done(beating);
@@ -149,7 +154,7 @@ class PushEngine implements Engine {
   }
 
   /** One request through the SDK session, waited for under the caps. */
-  exchange(key: string, request: InputRequest): Promise<unknown> {
+  exchange(key: string, request: InputRequest, receiver?: Receiver): Promise<unknown> {
     const { mcpReq } = this.#ctx;
     const params = request.params as Record<string, unknown>;
     if (request.method === 'sampling/createMessage')
@@ -163,7 +168,7 @@ class PushEngine implements Engine {
       params.mode === 'url' && params.elicitationId === undefined
         ? { ...params, elicitationId: randomUUID() }
         : params;
-    return this.#elicit(key, withId);
+    return this.#elicit(key, withId, receiver);
   }
 
   /**
@@ -171,10 +176,13 @@ class PushEngine implements Engine {
    * around the same request, a capability check elicit makes before (`need`), and a content check
    * elicit makes after (`judge`). Every waiting call would hold those frames.
    */
-  #elicit(key: string, params: Record<string, unknown>): Promise<unknown> {
+  #elicit(key: string, params: Record<string, unknown>, receiver?: Receiver): Promise<unknown> {
     const { mcpReq } = this.#ctx;
-    return this.#waitFor(key, () =>
-      mcpReq.send({ method: 'elicitation/create', params } as never, this.#options() as never),
+    return this.#waitFor(
+      key,
+      () =>
+        mcpReq.send({ method: 'elicitation/create', params } as never, this.#options() as never),
+      receiver,
     );
   }
 

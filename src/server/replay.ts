@@ -196,11 +196,12 @@ export function modernEngine(run: Run): Engine {
     remember(key, response) {
       journal.a[key] = response;
     },
-    async exchange(key, request) {
+    async exchange(key, request, receiver) {
       if (!taken.has(key)) {
         taken.add(key);
         const response = offered(run, key);
-        if (response !== undefined) return response;
+        if (response !== undefined)
+          return receiver === undefined ? response : receiver.received(response);
       }
       addPending(run, key, request);
       throw SUSPEND;
