@@ -25,17 +25,23 @@ function map(): Map<string, string> {
 
 const ASCII = /^[\0-\x7f]*$/;
 const ASCII_TEXT = /^[\x20-\x7e]+$/;
+let cased: Map<string, string> | undefined;
 
 /**
  * The ASCII letter or digit a non-ASCII character is taken for ("р" Cyrillic er is "p"), in the
  * character's case where it has one; undefined when it looks like none.
  */
 export function asciiLookAlike(ch: string): string | undefined {
-  const proto = map().get(ch);
-  if (proto === undefined || !ASCII_TEXT.test(proto) || ch.charCodeAt(0) < 0x80) return undefined;
-  if (ch === ch.toLowerCase()) return proto;
-  // Prototypes are lower case, and a capital that looks like "l" is one that looks like "I".
-  return proto === 'l' ? 'I' : proto.toUpperCase();
+  if (cased === undefined) {
+    cased = new Map();
+    for (const [c, proto] of map()) {
+      if (c.charCodeAt(0) < 0x80 || !ASCII_TEXT.test(proto)) continue;
+      // Prototypes are lower case, and a capital that looks like "l" is one that looks like "I".
+      const upper = c !== c.toLowerCase();
+      cased.set(c, !upper ? proto : proto === 'l' ? 'I' : proto.toUpperCase());
+    }
+  }
+  return cased.get(ch);
 }
 
 export function skeleton(label: string): string {
