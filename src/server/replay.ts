@@ -196,15 +196,22 @@ export function modernEngine(run: Run): Engine {
     remember(key, response) {
       journal.a[key] = response;
     },
-    async exchange(key, request, receiver) {
+    // Not async: an ask that suspends is a rejected promise, without an async frame to unwind.
+    exchange(key, request, receiver) {
       if (!taken.has(key)) {
         taken.add(key);
         const response = offered(run, key);
         if (response !== undefined)
-          return receiver === undefined ? response : receiver.received(response);
+          return receiver === undefined
+            ? Promise.resolve(response)
+            : new Promise((resolve) => resolve(receiver.received(response)));
       }
-      addPending(run, key, request);
-      throw SUSPEND;
+      try {
+        addPending(run, key, request);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return Promise.reject(SUSPEND);
     },
     failed(key) {
       const n = (journal.t[key] ?? 0) + 1;
