@@ -25,7 +25,13 @@ export const LAYERS: Readonly<Record<Part, readonly (Part | Allowance)[]>> = {
   // The codes ElicitError carries come from the catalogue (a table of strings, importing nothing).
   'errors.ts': [{ part: 'kernel', files: ['kernel/error-codes.ts'] }],
   kernel: ['errors.ts'],
-  schema: ['errors.ts', 'kernel'],
+  // A sensitive field is judged as a person reads it: the Unicode confusables table (data and
+  // its lookup, importing nothing else) is shared with the URL checks.
+  schema: [
+    'errors.ts',
+    'kernel',
+    { part: 'url', files: ['url/confusables.ts', 'url/confusables-data.ts'] },
+  ],
   url: ['errors.ts', 'kernel'],
   store: ['errors.ts', 'kernel'],
   'index.ts': ['errors.ts', 'kernel', 'schema'],
