@@ -297,40 +297,33 @@ describe('<elicit-form>', () => {
     await page.close();
   });
 
-  it('cautions the person when the form asks for a password', async () => {
+  /** The caution `<elicit-form>` shows above a form with these properties. */
+  const cautionFor = async (properties: Record<string, unknown>) => {
     const page = await pageWith('elicit-form', {
       server: 'Bank',
       message: 'Sign in',
-      requestedSchema: { type: 'object', properties: { password: { type: 'string' } } },
+      requestedSchema: { type: 'object', properties },
     });
     const caution = await page.evaluate(
       () =>
         document.querySelector('elicit-form')?.shadowRoot?.querySelector('[part=caution]')
           ?.textContent,
     );
-    expect(caution).toBe(
+    await page.close();
+    return caution;
+  };
+
+  it('cautions the person when the form asks for a password', async () => {
+    expect(await cautionFor({ password: { type: 'string' } })).toBe(
       '"password" looks like it asks for a password. Servers must not ask for that in a form; unless you expected it, decline.',
     );
-    await page.close();
   });
 
   it('cautions the person when look-alike letters spell a password', async () => {
-    const page = await pageWith('elicit-form', {
-      server: 'Bank',
-      message: 'Sign in',
-      // Cyrillic Р and а, a soft hyphen, and a digit zero: it reads "Password".
-      requestedSchema: {
-        type: 'object',
-        properties: { code: { type: 'string', title: 'Ра\u00adssw0rd' } },
-      },
-    });
-    const caution = await page.evaluate(
-      () =>
-        document.querySelector('elicit-form')?.shadowRoot?.querySelector('[part=caution]')
-          ?.textContent,
+    // Cyrillic Р and а, a soft hyphen, and a digit zero: it reads "Password".
+    expect(await cautionFor({ code: { type: 'string', title: 'Ра\u00adssw0rd' } })).toContain(
+      'looks like it asks for a password',
     );
-    expect(caution).toContain('looks like it asks for a password');
-    await page.close();
   });
 
   it('shows the server name, message, titles, hints and options inert (bidi, controls, tags)', async () => {
