@@ -151,3 +151,11 @@ const gaps = [...names]
 console.log('\nlargest differences, elicit side − baseline side (µs per call):');
 for (const [k, us] of gaps)
   console.log(`  ${`${us >= 0 ? '+' : '−'}${Math.abs(us).toFixed(1)}`.padStart(7)}  ${k}`);
+
+// What elicit's own area is made of, on the elicit side.
+const own = [...ours.perFn]
+  .filter(([k]) => k.includes(' src/'))
+  .sort((x, y) => y[1] - x[1])
+  .slice(0, 16);
+console.log("\nelicit's own functions, elicit side (µs per call):");
+for (const [k, us] of own) console.log(`  ${us.toFixed(1).padStart(6)}  ${k}`);
