@@ -127,6 +127,8 @@ describe('sensitive fields', () => {
     ['letters spelled out', 'p a s s w o r d'],
     ['letters with dots', 'P.I.N.'],
     ['a hyphen inside the word', 'pass-word'],
+    ['a capital at the end', 'passworD'],
+    ['mixed capitals', 'PaSSwoRD'],
     ['rn for m', 'Card nurnber'],
     ['vv for w', 'Passvvord'],
     ['full-width in a pair', 'API ｋｅｙ'],
