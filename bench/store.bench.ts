@@ -1,5 +1,5 @@
 /**
- * Stores and connect pages: record create/get/complete per driver beside the raw driver doing
+ * Stores and connect pages: a record's life (create, get, complete, delete) per driver beside the raw driver doing
  * the same plain operations in the same run, memory per pending record, connect-page requests/s.
  */
 
@@ -18,7 +18,7 @@ import { Records } from '../src/connect/records.ts';
 import { createVault } from '../src/connect/vault.ts';
 import { generateKeySecret } from '../src/server/seal.ts';
 import { memoryStore, redisStore, type Store, sqliteStore } from '../src/store/index.ts';
-import { heapAfterGc, type Row, timeAsyncMs } from './harness.ts';
+import { abba, heapAfterGc, type Row, throughputRow } from './harness.ts';
 
 const fields = {
   clientId: undefined,
@@ -29,27 +29,33 @@ const fields = {
   origin: undefined,
 };
 
-async function ours(store: Store): Promise<number> {
+/**
+ * One record's life through elicit's records on `store`: created, read, completed, then deleted
+ * (as its expiry would), so the store stays the same size however long the case runs.
+ */
+function ours(store: Store): () => Promise<unknown> {
   const records = new Records(store);
-  return timeAsyncMs(async () => {
+  return async () => {
     const r = await records.create({ ...fields, principal: 'iss|alice' });
     await records.get(r.id);
     await records.finish(r.id, 'complete');
-  }, 800);
+    await store.delete(`url:${r.id}`);
+  };
 }
 
-async function rawMemory(): Promise<number> {
+function rawMemory(): () => Promise<unknown> {
   const map = new Map<string, string>();
   let n = 0;
-  return timeAsyncMs(async () => {
+  return async () => {
     const key = `url:${++n}`;
     map.set(key, JSON.stringify({ ...fields, principal: 'iss|alice', status: 'pending' }));
     const got = JSON.parse(map.get(key) as string);
     map.set(key, JSON.stringify({ ...got, status: 'complete' }));
-  }, 800);
+    map.delete(key);
+  };
 }
 
-async function rawSqlite(path: string): Promise<number> {
+function rawSqlite(path: string): { op: () => Promise<unknown>; close(): void } {
   const db = new DatabaseSync(path);
   db.exec(
     'PRAGMA journal_mode = WAL; CREATE TABLE IF NOT EXISTS raw (key TEXT PRIMARY KEY, value TEXT, version INTEGER, expires_at INTEGER) WITHOUT ROWID',
@@ -59,8 +65,9 @@ async function rawSqlite(path: string): Promise<number> {
   const upd = db.prepare(
     'UPDATE raw SET value = ?, version = version + 1 WHERE key = ? AND version = ?',
   );
+  const del = db.prepare('DELETE FROM raw WHERE key = ?');
   let n = 0;
-  const ms = await timeAsyncMs(async () => {
+  const op = async () => {
     const key = `url:${++n}`;
     ins.run(
       key,
@@ -69,15 +76,15 @@ async function rawSqlite(path: string): Promise<number> {
     );
     const row = sel.get(key) as { value: string; version: number };
     upd.run(JSON.stringify({ ...JSON.parse(row.value), status: 'complete' }), key, row.version);
-  }, 800);
-  db.close();
-  return ms;
+    del.run(key);
+  };
+  return { op, close: () => db.close() };
 }
 
-async function rawRedis(prefix: string): Promise<number> {
+function rawRedis(prefix: string): { op: () => Promise<unknown>; close(): Promise<unknown> } {
   const redis = new Redis('redis://127.0.0.1:6379');
   let n = 0;
-  const ms = await timeAsyncMs(async () => {
+  const op = async () => {
     const key = `${prefix}raw:${++n}`;
     await redis.set(
       key,
@@ -88,38 +95,31 @@ async function rawRedis(prefix: string): Promise<number> {
     );
     const got = JSON.parse((await redis.get(key)) as string);
     await redis.set(key, JSON.stringify({ ...got, status: 'complete' }), 'KEEPTTL');
-  }, 800);
-  await redis.quit();
-  return ms;
+    await redis.del(key);
+  };
+  return { op, close: () => redis.quit() };
 }
 
-function pair(name: string, oursMs: number, rawMs: number): Row {
-  const ratio = rawMs / oursMs;
-  return {
-    group: 'store: record create + get + complete',
-    name,
-    value: oursMs * 1e6,
-    unit: 'ns/op',
-    baseline: { name: 'raw driver, same operations', value: rawMs * 1e6 },
-    ratio,
-    target: '≥ 0.50× raw throughput',
-    met: ratio >= 0.5,
-  };
-}
+const GROUP = 'store: record create + get + complete + delete';
+const RAW = 'raw driver, same operations';
 
 export default async function run(): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'elicit-bench-'));
   const prefix = `elicit-bench-${process.pid}:`;
   const rows: Row[] = [];
-  const mem = memoryStore();
-  rows.push(pair('memory', await ours(mem), await rawMemory()));
+  // Interleaved with the raw driver (ABBA, repeated), as the server rows are.
+  rows.push(throughputRow(GROUP, 'memory', await abba(ours(memoryStore()), rawMemory()), RAW, 0.5));
   const sqlite = await sqliteStore({ path: join(dir, 'ours.db') });
+  const rawDb = rawSqlite(join(dir, 'raw.db'));
   rows.push(
-    pair('sqlite (node:sqlite, WAL)', await ours(sqlite), await rawSqlite(join(dir, 'raw.db'))),
+    throughputRow(GROUP, 'sqlite (node:sqlite, WAL)', await abba(ours(sqlite), rawDb.op), RAW, 0.5),
   );
+  rawDb.close();
   await sqlite.close();
   const redis = await redisStore({ prefix });
-  rows.push(pair('redis (ioredis)', await ours(redis), await rawRedis(prefix)));
+  const rawR = rawRedis(prefix);
+  rows.push(throughputRow(GROUP, 'redis (ioredis)', await abba(ours(redis), rawR.op), RAW, 0.5));
+  await rawR.close();
   await redis.close();
 
   // Memory per pending record in the memory driver.

@@ -15,14 +15,20 @@ import {
 } from './types.ts';
 
 function deepFreeze<T>(value: T): T {
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) continue;
-    Object.freeze(v);
-    for (const k of Object.keys(v)) stack.push((v as Record<string, unknown>)[k]);
+  // Only objects are queued: a record's strings and numbers need no freezing of their own.
+  let stack: object[] | undefined;
+  let v: unknown = value;
+  for (;;) {
+    if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+      Object.freeze(v);
+      for (const k of Object.keys(v)) {
+        const child = (v as Record<string, unknown>)[k];
+        if (child !== null && typeof child === 'object') (stack ??= []).push(child);
+      }
+    }
+    if (stack === undefined || stack.length === 0) return value;
+    v = stack.pop();
   }
-  return value;
 }
 
 interface Entry {
