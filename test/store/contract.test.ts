@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.ts';
+import { memoryStore } from '../../src/store/memory.ts';
 import { onceStoreFrom } from '../../src/store/once.ts';
 import { storeDrivers } from '../support/drivers.ts';
 
@@ -98,5 +99,24 @@ describe.each(drivers.filter(([name]) => name !== 'memory'))('durable store: %s'
     await first.close();
     const second = await make();
     expect((await second.get(k))?.value).toEqual({ status: 'pending' });
+  });
+});
+
+describe('memory store values', () => {
+  it('are frozen all the way down, on create and on update: what get returns cannot change', async () => {
+    const s = memoryStore();
+    const value = { a: { b: [{ c: 1 }, 'x'] }, d: 'e' };
+    await s.create('k', value, { ttlMs: 60_000 });
+    const got = (await s.get('k'))?.value as typeof value;
+    expect(Object.isFrozen(got)).toBe(true);
+    expect(Object.isFrozen(got.a)).toBe(true);
+    expect(Object.isFrozen(got.a.b)).toBe(true);
+    expect(Object.isFrozen(got.a.b[0])).toBe(true);
+    expect(() => {
+      (got.a.b[0] as { c: number }).c = 2;
+    }).toThrow(TypeError);
+    const next = { list: [{ deep: { er: true } }] };
+    expect(await s.update('k', 1, next)).toBe(true);
+    expect(Object.isFrozen(next.list[0]?.deep)).toBe(true);
   });
 });
