@@ -96,6 +96,9 @@ const READ_AS: Readonly<Record<string, string>> = {
 // Letter pairs read as one letter: "cardnurnber", "passvvord".
 const PAIRS_READ_AS = /rn|vv/g;
 const pairRead = (m: string) => (m === 'rn' ? 'm' : 'w');
+/** `word` with its look-alike letter pairs read as one letter (most words have none). */
+const readPairs = (word: string): string =>
+  word.includes('rn') || word.includes('vv') ? word.replace(PAIRS_READ_AS, pairRead) : word;
 
 const UPPER = 1;
 const LOWER = 2;
@@ -151,7 +154,7 @@ function readWords(text: string): Readings {
     end(at);
     if (plain.length - run >= 2) {
       wholePlain.push(plain.slice(run).join(''));
-      wholeRead.push(read.slice(run).join('').replace(PAIRS_READ_AS, pairRead));
+      wholeRead.push(readPairs(read.slice(run).join('')));
     }
     run = plain.length;
   };
@@ -161,11 +164,7 @@ function readWords(text: string): Readings {
     const second = r ?? word;
     if (second.length > 0) {
       plain.push(word);
-      read.push(
-        second.includes('rn') || second.includes('vv')
-          ? second.replace(PAIRS_READ_AS, pairRead)
-          : second,
-      );
+      read.push(readPairs(second));
     }
     start = -1;
     p = undefined;
@@ -234,7 +233,7 @@ function joinSpelledOut(plain: string[], read: string[]): { plain: string[]; rea
     while (j < read.length && read[j]?.length === 1) j++;
     if (j - i >= 2) {
       p.push(plain.slice(i, j).join(''));
-      r.push(read.slice(i, j).join('').replace(PAIRS_READ_AS, pairRead));
+      r.push(readPairs(read.slice(i, j).join('')));
       i = j;
     } else {
       p.push(plain[i] as string);
@@ -264,12 +263,7 @@ function kindIn(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
   // One lower-case word (most field names): its readings without the reader.
   if (text.length <= 64 && ONE_WORD.test(text))
-    return (
-      WORDS.get(text) ??
-      (text.includes('rn') || text.includes('vv')
-        ? WORDS_READ.get(text.replace(PAIRS_READ_AS, pairRead))
-        : undefined)
-    );
+    return WORDS.get(text) ?? WORDS_READ.get(readPairs(text));
   const { plain, read, wholePlain, wholeRead } = readWords(text);
   for (let i = 0; i < wholeRead.length; i++) {
     const one = WORDS.get(wholePlain[i] as string) ?? WORDS_READ.get(wholeRead[i] as string);
