@@ -72,6 +72,7 @@ export const ELICIT_VAULT_CORRUPT = 'ELICIT_VAULT_CORRUPT';
 export const ELICIT_STORE_FULL = 'ELICIT_STORE_FULL';
 export const ELICIT_STORE_KEY = 'ELICIT_STORE_KEY';
 export const ELICIT_STORE_TTL = 'ELICIT_STORE_TTL';
+export const ELICIT_STORE_UNAVAILABLE = 'ELICIT_STORE_UNAVAILABLE';
 export const ELICIT_ELICITATION_REFUSED = 'ELICIT_ELICITATION_REFUSED';
 export const ELICIT_URL_TIMEOUT = 'ELICIT_URL_TIMEOUT';
 export const ELICIT_URL_LOOP = 'ELICIT_URL_LOOP';
@@ -349,7 +350,7 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
     part: 'store',
     reach: 'local',
     meaning:
-      'The memory store holds maxEntries live entries; nothing was written (`limit` says how many).',
+      "The store has no room: the memory store holds maxEntries live entries (`limit` says how many), or the disk or database is full; nothing was written. The driver's own error is the `cause`.",
   },
   [ELICIT_STORE_KEY]: {
     part: 'store',
@@ -360,6 +361,12 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
     part: 'store',
     reach: 'local',
     meaning: 'ttlMs is not a positive whole number of milliseconds.',
+  },
+  [ELICIT_STORE_UNAVAILABLE]: {
+    part: 'store',
+    reach: 'local',
+    meaning:
+      "The store could not be reached or refused the operation (connection lost, read-only, locked); the driver's own error is the `cause`, its text never reaches a client.",
   },
   [ELICIT_ELICITATION_REFUSED]: {
     part: 'client',
@@ -555,6 +562,7 @@ export type ElicitErrorCode =
   | typeof ELICIT_STORE_FULL
   | typeof ELICIT_STORE_KEY
   | typeof ELICIT_STORE_TTL
+  | typeof ELICIT_STORE_UNAVAILABLE
   | typeof ELICIT_ELICITATION_REFUSED
   | typeof ELICIT_URL_TIMEOUT
   | typeof ELICIT_URL_LOOP

@@ -3,6 +3,7 @@
  * server and the connect pages use it) and `OnceStore` (single-use markers for ask.once).
  */
 import { ElicitError } from '../errors.ts';
+import { ELICIT_STORE_FULL, ELICIT_STORE_UNAVAILABLE } from './error-codes.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -78,4 +79,45 @@ export class OnceStoreUnavailableError extends ElicitError {
       { cause },
     );
   }
+}
+
+/**
+ * A store refused or failed an operation: `code` says why (ELICIT_STORE_FULL, _KEY, _TTL,
+ * _UNAVAILABLE). A driver's own error is kept as `cause` and never put in the message, so
+ * raw driver text cannot reach a client through it.
+ */
+export class StoreError extends ElicitError {
+  /** For ELICIT_STORE_FULL from the memory store: the limit that was reached. */
+  readonly limit: number | undefined;
+  constructor(code: string, message: string, limit?: number, options?: ErrorOptions) {
+    super(code, message, options);
+    this.limit = limit;
+  }
+}
+
+/**
+ * The one way a driver reports a failure of its backend: a StoreError whose code says whether
+ * the store is full (`full`) or could not do the operation at all, with the driver's error as
+ * `cause`. An error that already is a StoreError passes through unchanged.
+ */
+export function storeFailure(
+  driver: string,
+  operation: string,
+  cause: unknown,
+  full = false,
+): StoreError {
+  if (cause instanceof StoreError) return cause;
+  return full
+    ? new StoreError(
+        ELICIT_STORE_FULL,
+        `The ${driver} store is full: ${operation} wrote nothing. Free space (disk or database) and try again.`,
+        undefined,
+        { cause },
+      )
+    : new StoreError(
+        ELICIT_STORE_UNAVAILABLE,
+        `The ${driver} store could not ${operation}; nothing was changed. Try again when the store is reachable (the cause has the driver's error).`,
+        undefined,
+        { cause },
+      );
 }

@@ -4,19 +4,10 @@
  * of one principal). Small on purpose, so SQLite, Redis and memory can all do it atomically.
  */
 export type { Json, PutOptions, Store, Stored } from '../kernel/store.ts';
+export { StoreError, storeFailure } from '../kernel/store.ts';
 
-import { ElicitError } from '../errors.ts';
 import { ELICIT_STORE_KEY, ELICIT_STORE_TTL } from '../kernel/error-codes.ts';
-
-/** A store refused an operation: `code` says why (ELICIT_STORE_FULL, _KEY, _TTL). */
-export class StoreError extends ElicitError {
-  /** For ELICIT_STORE_FULL: the limit that was reached. */
-  readonly limit: number | undefined;
-  constructor(code: string, message: string, limit?: number) {
-    super(code, message);
-    this.limit = limit;
-  }
-}
+import { StoreError } from '../kernel/store.ts';
 
 /** Keys and tags are bounded and printable, so every driver can store them as they are. */
 export function checkKey(key: string, what = 'key'): void {
