@@ -2,7 +2,8 @@
  * Server text made inert for display: terminal escapes, control characters (C0, C1, DEL), bidi
  * controls, zero-width and other default-ignorable or format characters (tag characters,
  * fillers, invisible operators), lone surrogates, and variation selectors anywhere but right
- * after a visible character are shown as visible `⟨U+XXXX⟩` markers; line and paragraph
+ * after a visible character are shown as visible `⟨U+XXXX⟩` markers (a zero-width joiner only
+ * inside an emoji sequence such as 👩🏽‍💻 stays, so it shows as one emoji); line and paragraph
  * separators become spaces (so text cannot forge lines), and length is capped. URLs inside stay
  * plain text: only the URL of a URL-mode request is ever offered for opening. Pure: the web
  * elements use it too.
@@ -30,6 +31,18 @@ function keptSelector(c: string, at: number, s: string): boolean {
   return next === undefined || !SELECTOR.test(String.fromCodePoint(next));
 }
 
+// The previous code point ends an emoji (a pictograph, a skin tone or an emoji selector after
+// one) and the next begins one: a joiner there builds one emoji and hides nothing.
+const EMOJI_END = /\p{Extended_Pictographic}(?:\p{Emoji_Modifier}|\ufe0f)?$/u;
+const EMOJI_START = /^\p{Extended_Pictographic}/u;
+function keptJoiner(c: string, at: number, s: string): boolean {
+  return (
+    c === '\u200d' &&
+    EMOJI_END.test(s.slice(Math.max(0, at - 4), at)) &&
+    EMOJI_START.test(s.slice(at + 1, at + 3))
+  );
+}
+
 const marker = (c: string) =>
   `⟨U+${c.codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0')}⟩`;
 
@@ -40,7 +53,7 @@ export function inert(text: unknown, max = 2000, multiline = true): string {
   s = s.replace(ESCAPE_SEQUENCE, (m) => `⟨ESC${JSON.stringify(m.slice(1)).slice(1, -1)}⟩`);
   s = s.replace(/\r\n?/g, '\n');
   s = s.replace(UNSAFE, (c: string, at: number, all: string) =>
-    keptSelector(c, at, all) ? c : marker(c),
+    keptSelector(c, at, all) || keptJoiner(c, at, all) ? c : marker(c),
   );
   s = s.replace(/[\u2028\u2029]/g, ' ');
   if (!multiline) s = s.replace(/[\n\t]+/g, ' ');

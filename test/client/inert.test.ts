@@ -22,6 +22,14 @@ describe('inert() shows every invisible or reordering character as a marker', ()
     ['a supplementary variation selector', 'x\u{e0100}', 'x⟨U+E0100⟩'],
     ['an emoji selector with nothing before it', '\ufe0fx', '⟨U+FE0F⟩x'],
     ['a doubled emoji selector', '\u2764\ufe0f\ufe0f', '\u2764⟨U+FE0F⟩⟨U+FE0F⟩'],
+    ['a joiner between letters', 'a\u200db', 'a⟨U+200D⟩b'],
+    ['a joiner after an emoji, before a letter', '\u{1f469}\u200dx', '\u{1f469}⟨U+200D⟩x'],
+    ['a joiner before an emoji, after a letter', 'x\u200d\u{1f4bb}', 'x⟨U+200D⟩\u{1f4bb}'],
+    [
+      'a doubled joiner in an emoji',
+      '\u{1f469}\u200d\u200d\u{1f4bb}',
+      '\u{1f469}⟨U+200D⟩⟨U+200D⟩\u{1f4bb}',
+    ],
     ['a lone surrogate', 'a\ud800b', 'a⟨U+D800⟩b'],
     ['a private-use character', 'a\uf8ffb', 'a⟨U+F8FF⟩b'],
     ['a noncharacter', 'a\ufffeb', 'a⟨U+FFFE⟩b'],
@@ -33,6 +41,13 @@ describe('inert() shows every invisible or reordering character as a marker', ()
       'ok \u2764\ufe0f \u{1f44d}\u{1f3fd} caf\u00e9 e\u0301',
     );
     expect(inert('one\r\ntwo')).toBe('one\ntwo');
+    // Emoji joined into one: a person at a computer with a skin tone, a heart on fire, a family.
+    for (const emoji of [
+      '\u{1f469}\u{1f3fd}\u200d\u{1f4bb}',
+      '\u2764\ufe0f\u200d\u{1f525}',
+      '\u{1f468}\u200d\u{1f469}\u200d\u{1f467}',
+    ])
+      expect(inert(`a ${emoji} b`)).toBe(`a ${emoji} b`);
     expect(inert('one\r\ntwo\tthree', 100, false)).toBe('one two three');
   });
 });
