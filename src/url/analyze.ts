@@ -34,6 +34,11 @@ export interface UrlWarning {
   readonly code: UrlWarningCode;
   readonly severity: Severity;
   readonly message: string;
+  /**
+   * For `lookalike_domain`: the site as written (Unicode) and the well-known name it imitates,
+   * so a renderer can show the two side by side with the differing characters marked.
+   */
+  readonly lookalike?: { readonly name: string; readonly imitates: string };
 }
 
 export type UrlRefusalCode = 'invalid' | 'scheme' | 'insecure' | 'too_long';
@@ -348,11 +353,12 @@ export function analyzeUrl(input: string, options: AnalyzeOptions = {}): UrlAnal
     }
     if (look !== undefined && look !== domain && look !== unicodeDomain) {
       unsafe = true;
-      warn(
-        'lookalike_domain',
-        'danger',
-        `${visible(unicodeDomain)} looks like ${look} but is a different site.`,
-      );
+      warnings.push({
+        code: 'lookalike_domain',
+        severity: 'danger',
+        message: `${visible(unicodeDomain)} looks like ${look} but is a different site.`,
+        lookalike: { name: unicodeDomain, imitates: look },
+      });
     }
     const sub = parsed.subdomain ?? '';
     if (sub !== '') {

@@ -56,6 +56,16 @@ describe('homographs are shown as punycode with a warning', () => {
     );
     expect(codes('https://rnicrosoft.com')).toEqual(['lookalike_domain:danger']);
   });
+  it('gives the look-alike and the name it imitates, for a renderer to set side by side', () => {
+    expect(analyzeUrl('https://аpple.com').warnings[1]?.lookalike).toEqual({
+      name: 'аpple.com',
+      imitates: 'apple.com',
+    });
+    expect(analyzeUrl('https://rnicrosoft.com').warnings[0]?.lookalike).toEqual({
+      name: 'rnicrosoft.com',
+      imitates: 'microsoft.com',
+    });
+  });
   it('keeps a readable international name readable, with a neutral note', () => {
     const a = analyzeUrl('https://münchen.de/karte');
     expect(a.verdict).toBe('ok');
