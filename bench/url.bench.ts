@@ -7,6 +7,11 @@ const CASES: readonly [string, string][] = [
   ['international name', 'https://münchen.de/karte'],
   ['homograph', 'https://аpple.com/login'],
   ['disallowed character', 'https://ɢoogle.com/'],
+  ['well-known name in the subdomain', 'https://www.paypa1.com-secure.evil.com/'],
+  // The costliest hosts for the mention search: the most tokens DNS allows, and the most
+  // readings per token (two-reading letters).
+  ['most tokens (127)', `https://${Array(61).fill('a-a').join('.')}.com/`],
+  ['most readings', `https://${Array(7).fill('þłıœþ-þłıœþ-þłıœþ').join('.')}.is/`],
 ];
 
 export default function run(): Row[] {

@@ -4,6 +4,7 @@
  */
 import { parse as parseDomain } from 'tldts';
 import { looseSkeleton, readings, skeleton } from './confusables.ts';
+import { findMentions, type NameIndex, nameIndex } from './mentions.ts';
 import { decodeLabel } from './punycode.ts';
 import { checkLabel, codePoint, type LabelProblem } from './spoof-checks.ts';
 import { WELL_KNOWN_DOMAINS } from './well-known.ts';
@@ -128,8 +129,10 @@ interface WellKnownIndex {
   readonly list: readonly string[];
   readonly strict: Map<string, string>;
   readonly loose: Map<string, string>;
-  /** [domain, ".domain", "domain."] for the subdomain mention check. */
-  readonly dotted: readonly (readonly [string, string, string])[];
+  /** Names by the skeletons of their tokens, for mentions anywhere in a host. */
+  readonly names: NameIndex;
+  /** Each name's own site (its registrable domain). */
+  readonly sites: ReadonlyMap<string, string>;
 }
 let wellKnownCache: WellKnownIndex | undefined;
 function wellKnownIndex(extra: readonly string[] | undefined): WellKnownIndex {
@@ -141,8 +144,12 @@ function wellKnownIndex(extra: readonly string[] | undefined): WellKnownIndex {
     strict.set(skeleton(d), d);
     loose.set(looseSkeleton(d), d);
   }
-  const dotted = list.map((d) => [d, `.${d}`, `${d}.`] as const);
-  const index = { list, strict, loose, dotted };
+  const sites = new Map<string, string>();
+  for (const d of list) {
+    const name = d.toLowerCase();
+    sites.set(name, parseDomain(name, { allowPrivateDomains: true }).domain ?? name);
+  }
+  const index = { list, strict, loose, names: nameIndex(list), sites };
   if (extra === undefined) wellKnownCache = index;
   return index;
 }
@@ -360,24 +367,41 @@ export function analyzeUrl(input: string, options: AnalyzeOptions = {}): UrlAnal
         lookalike: { name: unicodeDomain, imitates: look },
       });
     }
-    const sub = parsed.subdomain ?? '';
-    if (sub !== '') {
-      const mentioned = index.dotted.find(
-        ([d, before, after]) =>
-          d !== domain && (sub === d || sub.endsWith(before) || sub.includes(after)),
-      )?.[0];
-      if (mentioned !== undefined) {
-        warn(
-          'lookalike_subdomain',
-          'caution',
-          `The address mentions ${mentioned}, but the site is ${domain}.`,
-        );
-      }
+    // A well-known name written anywhere in the host outside its own site.
+    const readableHost = readable.join('.');
+    // A host is a name's own when its site is the name's site: a tenant under a private suffix
+    // (`bucket.s3.amazonaws.com`) is not the owner of the suffix's name.
+    const own = (d: string): boolean =>
+      d === name || d === readableHost || [domain, unicodeDomain].includes(index.sites.get(d) ?? d);
+    const mentions = findMentions(
+      { labels: readable, site: readable.length - domainLabels, icann: parsed.isIcann === true },
+      index.names,
+      own,
+    ).slice(0, 3);
+    for (const m of mentions) {
+      if (m.place !== 'domain' || warnings.some((w) => w.code === 'lookalike_domain')) continue;
+      unsafe = true;
+      warn(
+        'lookalike_domain',
+        'danger',
+        `${visible(unicodeDomain)} looks like ${m.name} but is a different site.`,
+      );
     }
     const shown = unsafe ? labels : readable;
     displayHost = shown.join('.');
     site = shown.slice(shown.length - domainLabels).join('.');
     subdomain = shown.slice(0, shown.length - domainLabels).join('.');
+    for (const m of mentions) {
+      if (m.place === 'domain') continue;
+      const exact = m.text === m.name;
+      warn(
+        'lookalike_subdomain',
+        exact && m.place === 'subdomain' ? 'caution' : 'danger',
+        exact
+          ? `The address mentions ${m.name}, but the site is ${site}.`
+          : `The address writes ${visible(m.text)} to look like ${m.name}, but the site is ${site}.`,
+      );
+    }
     if (!unsafe && displayHost !== name) {
       warn('idn', 'info', `This name uses international characters: ${displayHost} (${name}).`);
     }
