@@ -28,6 +28,7 @@ export default defineConfig([
       'store/index': 'src/store/index.ts',
       'connect/index': 'src/connect/index.ts',
       'web/index': 'src/web/index.ts',
+      'gateway/index': 'src/gateway/index.ts',
       'cli/main': 'src/cli/main.ts',
     },
     format: 'esm',

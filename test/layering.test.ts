@@ -45,7 +45,9 @@ export const LAYERS: Readonly<Record<Part, readonly (Part | Allowance)[]>> = {
     { part: 'server', files: ['server/url-port.ts'], typeOnly: true },
   ],
   demo: ['errors.ts', 'kernel', 'schema', 'store', 'server', 'connect'],
-  cli: ['errors.ts', 'kernel', 'schema', 'url', 'client', 'web', 'demo'],
+  // The gateway composes the two sides: an SDK Client toward the server, an elicit server toward hosts.
+  gateway: ['errors.ts', 'kernel', 'schema', 'url', 'store', 'server', 'client'],
+  cli: ['errors.ts', 'kernel', 'schema', 'url', 'client', 'web', 'demo', 'gateway'],
 };
 
 /** Single type-only imports outside the table, each with its reason. None today. */

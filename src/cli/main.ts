@@ -30,6 +30,7 @@ Usage:
   elicit connect <url> [options]             a terminal host for an MCP server over HTTP
   elicit connect [options] -- <command> ...  … or over stdio
   elicit check <schema.json> [--revision R]  check a requestedSchema against the restricted subset
+  elicit gateway <url> | -- <command> ...    put elicit in front of a server, for any host
   elicit logout <url>                        forget the saved sign-in for a server
 
 Run "elicit <command> --help" for the options of a command.
@@ -66,6 +67,25 @@ Options:
 Keys while a call runs: Ctrl-C or c cancels it (the server is told), a second Ctrl-C quits
 (exit code 130). Without a terminal, or with --answers or --call, it runs non-interactively
 and exits non-zero if a tool call fails.
+`,
+  gateway: `elicit gateway <url> [options]
+elicit gateway [options] -- <command> [args...]
+
+Serves the server to a host (over stdio by default, so a host's config is one command), with
+every question the server asks checked and delivered on the revision the host speaks.
+
+Options:
+  --listen <host:port>       serve hosts over HTTP instead of stdio (beyond loopback only with
+                             an authenticated principal, as elicit/server)
+  --era auto|legacy|modern   the server's era (default auto: probe, fall back to 2025-11-25)
+  --env KEY=VALUE            environment for a stdio server (repeatable; it also inherits yours)
+  --env-file <file>          KEY=VALUE lines for a stdio server
+  --header "Name: value"     HTTP request header for the server (repeatable)
+  --connect-timeout <s>      give up connecting after this many seconds (default 30)
+  --timeout <s>              a round toward the server silent this long fails (default 60)
+  --help                     this text
+
+See docs/gateway.md for host configuration.
 `,
   logout: `elicit logout <url>
 
@@ -294,6 +314,10 @@ async function main(argv: string[]): Promise<number> {
       return check(rest);
     case 'logout':
       return logout(rest);
+    case 'gateway': {
+      const { gatewayCommand } = await import('./gateway.ts');
+      return gatewayCommand(rest, fail);
+    }
     default:
       fail(`unknown command ${JSON.stringify(command)}; see elicit --help`);
   }

@@ -5,7 +5,15 @@
  */
 
 /** Which part of elicit raises the code (the sections of docs/errors.md). */
-export type ErrorPart = 'general' | 'schema' | 'server' | 'connect' | 'store' | 'client' | 'cli';
+export type ErrorPart =
+  | 'general'
+  | 'schema'
+  | 'server'
+  | 'connect'
+  | 'store'
+  | 'client'
+  | 'gateway'
+  | 'cli';
 
 /**
  * Where the error goes: `local`, thrown in this process; `wire`, sent to the peer as a JSON-RPC
@@ -98,6 +106,10 @@ export const ELICIT_HOST_CALL = 'ELICIT_HOST_CALL';
 export const ELICIT_HOST_CANCELLED = 'ELICIT_HOST_CANCELLED';
 export const ELICIT_CLI_USAGE = 'ELICIT_CLI_USAGE';
 export const ELICIT_BROWSER_OPEN = 'ELICIT_BROWSER_OPEN';
+export const ELICIT_GATEWAY_UPSTREAM = 'ELICIT_GATEWAY_UPSTREAM';
+export const ELICIT_GATEWAY_HELD_LIMIT = 'ELICIT_GATEWAY_HELD_LIMIT';
+export const ELICIT_GATEWAY_HELD_GONE = 'ELICIT_GATEWAY_HELD_GONE';
+export const ELICIT_GATEWAY_NO_CALL = 'ELICIT_GATEWAY_NO_CALL';
 
 export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
   [ELICIT_LIMIT_INVALID]: {
@@ -509,6 +521,29 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
     reach: 'local',
     meaning: 'The system browser (or ELICIT_BROWSER) could not be started.',
   },
+  [ELICIT_GATEWAY_UPSTREAM]: {
+    part: 'gateway',
+    reach: 'local',
+    meaning: 'elicit gateway could not connect to the server it fronts.',
+  },
+  [ELICIT_GATEWAY_HELD_LIMIT]: {
+    part: 'gateway',
+    reach: 'local',
+    meaning:
+      'The gateway holds as many calls waiting for answers as its limits allow (in the process, for this principal, or questions in one call).',
+  },
+  [ELICIT_GATEWAY_HELD_GONE]: {
+    part: 'gateway',
+    reach: 'local',
+    meaning:
+      'A retry named a held call this gateway no longer holds: it ended, expired, belongs to someone else, or its process restarted.',
+  },
+  [ELICIT_GATEWAY_NO_CALL]: {
+    part: 'gateway',
+    reach: 'local',
+    meaning:
+      'The server sent a request (elicitation, sampling, roots) outside any call and no host session can take it.',
+  },
 };
 
 export type ElicitErrorCode =
@@ -587,4 +622,8 @@ export type ElicitErrorCode =
   | typeof ELICIT_HOST_CALL
   | typeof ELICIT_HOST_CANCELLED
   | typeof ELICIT_CLI_USAGE
-  | typeof ELICIT_BROWSER_OPEN;
+  | typeof ELICIT_BROWSER_OPEN
+  | typeof ELICIT_GATEWAY_UPSTREAM
+  | typeof ELICIT_GATEWAY_HELD_LIMIT
+  | typeof ELICIT_GATEWAY_HELD_GONE
+  | typeof ELICIT_GATEWAY_NO_CALL;

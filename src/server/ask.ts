@@ -95,7 +95,15 @@ export interface Ask {
    * Asks the person to open a page (URL mode). `accept` means they consented and opened it;
    * it does not mean the page's flow is finished.
    */
-  url(key: string, request: { message: string; url: string }): Promise<UrlResult>;
+  url(
+    key: string,
+    request: {
+      message: string;
+      url: string;
+      /** 2025-11-25: the id `notifications/elicitation/complete` will name; default random. */
+      elicitationId?: string;
+    },
+  ): Promise<UrlResult>;
   /**
    * A handle for calling `provider`'s API as this user. If no valid token is stored, sends a URL
    * elicitation to the connect page (same-user check, then the provider's OAuth flow) and continues

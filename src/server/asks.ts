@@ -183,7 +183,10 @@ class EngineAsk implements Ask {
     return Object.fromEntries(keys.map((k, i) => [k, results[i]])) as never;
   }
 
-  async url(key: string, request: { message: string; url: string }): Promise<UrlResult> {
+  async url(
+    key: string,
+    request: { message: string; url: string; elicitationId?: string },
+  ): Promise<UrlResult> {
     const engine = this.#engine;
     checkKey(key);
     const kept = engine.recall(key) as { action?: unknown } | undefined;
@@ -191,7 +194,12 @@ class EngineAsk implements Ask {
     need(engine, 'url');
     const response = (await engine.exchange(
       key,
-      elicit({ mode: 'url', message: request.message, url: request.url }),
+      elicit({
+        mode: 'url',
+        message: request.message,
+        url: request.url,
+        ...(request.elicitationId === undefined ? {} : { elicitationId: request.elicitationId }),
+      }),
     )) as { action?: unknown } | undefined;
     const a = response?.action;
     const action = a === 'accept' || a === 'decline' ? a : 'cancel';

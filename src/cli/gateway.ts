@@ -1,0 +1,163 @@
+/**
+ * `elicit gateway`: elicit's gateway in front of one server, for a host that runs a command
+ * (stdio, the default) or connects to an address (`--listen`). The server is reached as
+ * `elicit connect` reaches it: the same transport (headers, environment, the child's stderr)
+ * and the same saved sign-in. Nothing is written to stdout but MCP: notes go to stderr.
+ */
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createGateway } from '../gateway/index.ts';
+import type { UpstreamEra } from '../gateway/upstream.ts';
+import { authProviderFor } from './auth.ts';
+import { createTransport, type Target } from './host/transport.ts';
+
+export interface GatewayCliOptions {
+  readonly target: Target;
+  readonly era: UpstreamEra;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly connectTimeoutMs?: number;
+  readonly callTimeoutMs?: number;
+  /** Serve hosts over HTTP here instead of stdio. */
+  readonly listen?: { readonly host: string; readonly port: number };
+}
+
+/** Runs the gateway until the host goes away (stdio) or the process is told to stop. */
+export async function runGateway(o: GatewayCliOptions): Promise<number> {
+  const note = (line: string) => process.stderr.write(`elicit gateway: ${line}\n`);
+  const own = Object.keys(o.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
+  const auth =
+    'url' in o.target && !own
+      ? await authProviderFor(o.target.url, { output: process.stderr })
+      : undefined;
+  const gateway = await createGateway({
+    era: o.era,
+    transport: () =>
+      createTransport(o.target, {
+        env: o.env,
+        headers: o.headers,
+        authProvider: auth,
+        onStderr: (line) => process.stderr.write(`server│ ${line}\n`),
+      }).transport,
+    retryConnect: async (transport) => {
+      if (auth === undefined || !auth.signingIn) return false;
+      note('waiting for you to sign in in your browser…');
+      await auth.finishSignIn(transport as StreamableHTTPClientTransport);
+      return true;
+    },
+    ...(o.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: o.connectTimeoutMs }),
+    ...(o.callTimeoutMs === undefined ? {} : { limits: { callTimeoutMs: o.callTimeoutMs } }),
+  });
+  let closing = false;
+  const ended = new Promise<number>((resolve) => {
+    gateway.upstream.client.onclose = () => {
+      if (closing) return;
+      note('the server closed the connection; stopping.');
+      resolve(1);
+    };
+    const stop = () => resolve(0);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    if (o.listen === undefined) process.stdin.once('end', stop);
+  });
+  const where = `${gateway.upstream.client.getServerVersion()?.name ?? 'the server'} (${gateway.upstream.revision})`;
+  if (o.listen === undefined) {
+    gateway.stdio();
+    note(`serving ${where} on stdio.`);
+  } else {
+    const listening = await gateway.listen({ host: o.listen.host, port: o.listen.port });
+    note(`serving ${where} at ${listening.url.href}`);
+  }
+  const code = await ended;
+  closing = true;
+  await gateway.close();
+  return code;
+}
+
+/** `elicit gateway` arguments → options; `fail` reports a usage error. */
+export async function gatewayCommand(
+  argv: readonly string[],
+  fail: (message: string) => never,
+): Promise<number> {
+  const { HostError } = await import('./host/errors.ts');
+  const { parseEnvAssignment, parseHeader, readEnvFile } = await import('./host/transport.ts');
+  const dashdash = argv.indexOf('--');
+  const opts = dashdash === -1 ? argv : argv.slice(0, dashdash);
+  const command = dashdash === -1 ? [] : argv.slice(dashdash + 1);
+  const env: Record<string, string> = {};
+  const headers: Record<string, string> = {};
+  let era: UpstreamEra = 'auto';
+  let listenAt: { host: string; port: number } | undefined;
+  let connectTimeoutMs: number | undefined;
+  let callTimeoutMs: number | undefined;
+  const positional: string[] = [];
+  const host = <T>(f: () => T): T => {
+    try {
+      return f();
+    } catch (error) {
+      if (error instanceof HostError) fail(error.message);
+      throw error;
+    }
+  };
+  const seconds = (name: string, text: string) => {
+    const n = Number(text);
+    if (!Number.isFinite(n) || n <= 0 || n > 86_400)
+      fail(`${name} takes seconds between 0 and 86400; got ${JSON.stringify(text)}`);
+    return Math.round(n * 1000);
+  };
+  for (let i = 0; i < opts.length; i++) {
+    const a = opts[i] as string;
+    const value = () => opts[++i] ?? fail(`${a} needs a value`);
+    if (a === '--era') {
+      const v = value();
+      if (v !== 'auto' && v !== 'legacy' && v !== 'modern')
+        fail(`--era must be auto, legacy or modern; got ${JSON.stringify(v)}`);
+      era = v;
+    } else if (a === '--env') {
+      const [k, v] = host(() => parseEnvAssignment(value()));
+      env[k] = v;
+    } else if (a === '--env-file') {
+      const file = value();
+      Object.assign(
+        env,
+        host(() => readEnvFile(file)),
+      );
+    } else if (a === '--header') {
+      const [k, v] = host(() => parseHeader(value()));
+      headers[k] = v;
+    } else if (a === '--connect-timeout') connectTimeoutMs = seconds(a, value());
+    else if (a === '--timeout') callTimeoutMs = seconds(a, value());
+    else if (a === '--listen') {
+      const v = value();
+      const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(v);
+      const port = Number(m?.[2]);
+      if (m === null || port > 65_535)
+        fail(`--listen takes host:port (e.g. 127.0.0.1:8808); got ${JSON.stringify(v)}`);
+      listenAt = { host: (m[1] as string).replace(/^\[|\]$/g, ''), port };
+    } else if (a.startsWith('--')) fail(`unknown option ${a}; see elicit gateway --help`);
+    else positional.push(a);
+  }
+  let target: Target;
+  if (command.length > 0) target = { command: command[0] as string, args: command.slice(1) };
+  else if (positional[0] !== undefined && URL.canParse(positional[0]))
+    target = { url: positional[0] };
+  else if (positional[0] !== undefined)
+    fail(
+      `${JSON.stringify(positional[0])} is not a URL; for a local server use: elicit gateway -- <command> [args...]`,
+    );
+  else fail('elicit gateway needs a server: a URL, or -- <command> [args...]');
+  if (Object.keys(env).length > 0 && 'url' in target)
+    fail(
+      '--env and --env-file are for stdio servers (elicit gateway -- <command>); use --header for HTTP',
+    );
+  if (Object.keys(headers).length > 0 && !('url' in target))
+    fail('--header is for HTTP servers; use --env for a stdio server');
+  return runGateway({
+    target,
+    era,
+    env,
+    headers,
+    ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
+    ...(callTimeoutMs === undefined ? {} : { callTimeoutMs }),
+    ...(listenAt === undefined ? {} : { listen: listenAt }),
+  });
+}

@@ -1,0 +1,356 @@
+/**
+ * One forwarded call (tools/call, prompts/get, resources/read), written once over elicit/server's
+ * `ask`, so each question reaches the host the way the host's revision asks: pushed as
+ * `elicitation/create` on a 2025 session, or an `input_required` round with a sealed,
+ * principal-bound requestState on 2026-07-28 (the forwarding handler is then replayed each
+ * round, and what it learnt from the server is journaled with `ask.step`).
+ *
+ * Toward the server, two ways:
+ * - a 2026-07-28 server answers `input_required`: the gateway asks each inputRequest and retries
+ *   with `inputResponses` and the server's `requestState` (`rounds`);
+ * - a 2025 server pushes its questions while the call is open: the call is held (held.ts), and
+ *   each pushed question is the held call's next event (`held`).
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  type InputRequest,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ServerContext,
+  UrlElicitationRequiredError,
+} from '@modelcontextprotocol/server';
+import { ElicitError } from '../errors.ts';
+import type { TokenBuckets } from '../kernel/rate-limit.ts';
+import { eraOf } from '../kernel/revision.ts';
+import type { Ask } from '../server/ask.ts';
+import { analyzeUrl } from '../url/index.ts';
+import type { HeldCall, HeldCalls } from './held.ts';
+import type { HeldAnswer, Upstream } from './upstream.ts';
+
+export type CallMethod = 'tools/call' | 'prompts/get' | 'resources/read';
+
+/** What a forwarded call needs from its gateway. */
+export interface ForwardHost {
+  readonly upstream: Upstream;
+  readonly held: HeldCalls;
+  /** Questions per principal and server (the client pipeline's default: 10 at once, 30 a minute). */
+  readonly buckets: TokenBuckets;
+  /** Milliseconds a round toward a 2026-07-28 server may stay silent; progress resets it. */
+  readonly callTimeoutMs: number;
+  /** Rounds toward the server in one call. */
+  readonly maxRounds: number;
+  principalOf(ctx: ServerContext): string;
+}
+
+type Result = Record<string, unknown>;
+
+function isInputRequired(r: unknown): r is {
+  resultType: 'input_required';
+  inputRequests?: Record<string, InputRequest>;
+  requestState?: string;
+} {
+  return (r as { resultType?: unknown } | null)?.resultType === 'input_required';
+}
+
+/** The server's progress, on the host's token. */
+function progressTo(ctx: ServerContext) {
+  const token = ctx.mcpReq._meta?.progressToken;
+  if (token === undefined) return undefined;
+  return (p: { progress: number; total?: number; message?: string }) => {
+    void ctx.mcpReq
+      .notify({ method: 'notifications/progress', params: { ...p, progressToken: token } } as never)
+      .catch(() => {});
+  };
+}
+
+/** Sends one request to the server and returns its result, input_required included. */
+function send(
+  host: ForwardHost,
+  method: CallMethod,
+  params: Result,
+  ctx: ServerContext,
+  signal: AbortSignal,
+  timeout: number,
+): Promise<Result> {
+  const onprogress = progressTo(ctx);
+  return host.upstream.client.request(
+    { method, params } as never,
+    {
+      signal,
+      timeout,
+      resetTimeoutOnProgress: true,
+      allowInputRequired: true,
+      ...(onprogress === undefined ? {} : { onprogress }),
+    } as never,
+  ) as Promise<Result>;
+}
+
+/** Forwards one call; what the server asks on the way is asked of the host through `ask`. */
+export function forward(
+  host: ForwardHost,
+  method: CallMethod,
+  params: Result,
+  ask: Ask,
+  ctx: ServerContext,
+): Promise<unknown> {
+  // Only what the call is: a host's own _meta (progress token, envelope) is not the server's.
+  const { _meta: _ignored, inputResponses: _r, requestState: _s, ...call } = params;
+  return host.upstream.modern
+    ? rounds(host, method, call, ask, ctx)
+    : held(host, method, call, ask, ctx);
+}
+
+async function rounds(
+  host: ForwardHost,
+  method: CallMethod,
+  call: Result,
+  ask: Ask,
+  ctx: ServerContext,
+): Promise<unknown> {
+  let retry: Result = {};
+  // URL pages asked of a 2025 host: told complete once the server stops asking for them.
+  let pages = new Map<string, string>();
+  for (let round = 0; round <= host.maxRounds; round++) {
+    const r = await ask.step(`u${round}`, () =>
+      send(host, method, { ...call, ...retry }, ctx, ctx.mcpReq.signal, host.callTimeoutMs),
+    );
+    const requests = isInputRequired(r) ? (r.inputRequests ?? {}) : {};
+    const asked = new Map<string, string>();
+    for (const request of Object.values(requests)) {
+      const url = (request.params as { url?: unknown } | undefined)?.url;
+      if (request.method === 'elicitation/create' && typeof url === 'string') {
+        asked.set(url, pages.get(url) ?? randomUUID());
+      }
+    }
+    for (const [url, id] of pages)
+      if (!asked.has(url)) await completed(ctx, ask, id).catch(() => {});
+    pages = asked;
+    if (!isInputRequired(r)) return r;
+    const allowed = await ask.step(`l${round}`, () =>
+      Object.keys(requests).map(() => takeToken(host, ctx)),
+    );
+    const responses = await answerAll(
+      host,
+      ask,
+      `r${round}`,
+      Object.entries(requests),
+      allowed,
+      asked,
+    );
+    retry = {
+      inputResponses: responses,
+      ...(r.requestState === undefined ? {} : { requestState: r.requestState }),
+    };
+  }
+  throw new ProtocolError(
+    ProtocolErrorCode.InternalError,
+    `The server asked for input more than ${host.maxRounds} times in one call; the gateway stopped.`,
+  );
+}
+
+function takeToken(host: ForwardHost, ctx: ServerContext): boolean {
+  const server = host.upstream.client.getServerVersion()?.name ?? '';
+  return host.buckets.take(`${host.principalOf(ctx)}\u0000${server}`);
+}
+
+/** Tells a 2025-11-25 host that a URL page it was sent to is done. */
+async function completed(ctx: ServerContext, ask: Ask, id: string): Promise<void> {
+  if (ask.revision !== '2025-11-25') return;
+  await ctx.mcpReq.notify({
+    method: 'notifications/elicitation/complete',
+    params: { elicitationId: id },
+  } as never);
+}
+
+/** Every request of a round: forms, sampling and roots in one host round; URL pages after. */
+async function answerAll(
+  host: ForwardHost,
+  ask: Ask,
+  prefix: string,
+  entries: [string, InputRequest][],
+  allowed: readonly boolean[],
+  pages: ReadonlyMap<string, string>,
+): Promise<Result> {
+  const out: Result = {};
+  const batch: Record<string, Parameters<Ask['all']>[0][string]> = {};
+  const batched: [string, string][] = [];
+  const later: [number, string, InputRequest][] = [];
+  entries.forEach(([key, request], i) => {
+    const askKey = `${prefix}.${i}`;
+    if (allowed[i] === false) {
+      out[key] = request.method === 'elicitation/create' ? { action: 'decline' } : undefined;
+      return;
+    }
+    const params = (request.params ?? {}) as Result;
+    if (request.method === 'elicitation/create' && params.mode !== 'url') {
+      const schema = params.requestedSchema as Result | undefined;
+      batch[askKey] = {
+        form: schema ?? {},
+        message: typeof params.message === 'string' ? params.message : '',
+        allowSensitive: Object.keys((schema?.properties as Result | undefined) ?? {}),
+      };
+      batched.push([key, askKey]);
+    } else if (request.method === 'sampling/createMessage') {
+      batch[askKey] = { sample: params as never };
+      batched.push([key, askKey]);
+    } else if (request.method === 'roots/list') {
+      batch[askKey] = { roots: true };
+      batched.push([key, askKey]);
+    } else later.push([i, key, request]);
+  });
+  if (batched.length > 0) {
+    const answers = await ask.all(batch);
+    for (const [key, askKey] of batched) out[key] = formAnswer(answers[askKey]);
+  }
+  for (const [i, key, request] of later) {
+    const url = (request.params as { url?: unknown } | undefined)?.url;
+    out[key] = await answerOne(
+      host,
+      ask,
+      `${prefix}.${i}`,
+      request,
+      typeof url === 'string' ? pages.get(url) : undefined,
+    );
+  }
+  return out;
+}
+
+/** A form's outcome as an ElicitResult; other answers as they are. */
+function formAnswer(answer: unknown): unknown {
+  const a = answer as { action?: string; content?: unknown } | undefined;
+  if (a?.action === 'accept' && 'content' in a) return { action: 'accept', content: a.content };
+  if (a?.action === 'decline' || a?.action === 'cancel') return { action: a.action };
+  return answer;
+}
+
+/** One request of the server's, asked of the host after elicit's client-side checks. */
+async function answerOne(
+  _host: ForwardHost,
+  ask: Ask,
+  key: string,
+  request: InputRequest,
+  pageId: string | undefined,
+): Promise<unknown> {
+  const params = (request.params ?? {}) as Result;
+  if (request.method === 'elicitation/create') {
+    const message = typeof params.message === 'string' ? params.message : '';
+    if (params.mode === 'url') {
+      if (typeof params.url !== 'string') return { action: 'decline' };
+      // URL safety: refused addresses never reach the host; warnings go with the message.
+      const analysis = analyzeUrl(params.url);
+      if (analysis.href === undefined) return { action: 'decline' };
+      const warnings = analysis.warnings.map((w) => w.message);
+      const id =
+        typeof params.elicitationId === 'string'
+          ? params.elicitationId
+          : ask.revision === '2025-11-25'
+            ? (pageId ?? randomUUID())
+            : undefined;
+      const r = await ask.url(key, {
+        message: warnings.length === 0 ? message : `${message}\n\n${warnings.join('\n')}`,
+        url: analysis.href,
+        ...(id === undefined ? {} : { elicitationId: id }),
+      });
+      return { action: r.action };
+    }
+    const schema = (params.requestedSchema ?? {}) as Result;
+    return formAnswer(
+      await ask.form(key, schema, {
+        message,
+        allowSensitive: Object.keys((schema.properties as Result | undefined) ?? {}),
+      }),
+    );
+  }
+  if (request.method === 'sampling/createMessage') return ask.sample(key, params as never);
+  if (request.method === 'roots/list') return ask.roots(key);
+  throw new ProtocolError(
+    ProtocolErrorCode.MethodNotFound,
+    `The gateway does not forward ${JSON.stringify(String((request as { method: unknown }).method).slice(0, 60))}.`,
+  );
+}
+
+/** Starts the call toward a 2025 server and holds it; questions arrive as its events. */
+function startHeld(host: ForwardHost, method: CallMethod, call: Result, ctx: ServerContext) {
+  const held = host.held.start(host.principalOf(ctx));
+  // The call waits while people answer: no request timeout; the held call's idle expiry ends it.
+  const running = send(host, method, call, ctx, held.abort.signal, 2_147_000_000);
+  host.upstream.hold(held, running);
+  running.then(
+    (result) => held.end({ kind: 'result', result }),
+    (error: unknown) => held.end({ kind: 'error', error }),
+  );
+  return held;
+}
+
+async function held(
+  host: ForwardHost,
+  method: CallMethod,
+  call: Result,
+  ask: Ask,
+  ctx: ServerContext,
+): Promise<unknown> {
+  const principal = host.principalOf(ctx);
+  const modernHost = eraOf(ask.revision) === 'modern';
+  // A -32042 from the server: each page asked of the host, then the call made again.
+  for (let attempt = 0; attempt <= host.maxRounds; attempt++) {
+    const id = await ask.step(`h${attempt}`, () => startHeld(host, method, call, ctx).id);
+    const current: HeldCall = host.held.get(id, principal);
+    // On a 2025 session the host hanging up ends the call; a 2026-07-28 host comes back later.
+    const onAbort = () => current.expire('cancelled by the host');
+    if (!modernHost) ctx.mcpReq.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      for (let i = 0; ; i++) {
+        const event = await current.next(i, ctx.mcpReq.signal);
+        if (event.kind === 'result') {
+          current.expire('finished');
+          return event.result;
+        }
+        if (event.kind === 'error') {
+          current.expire('finished');
+          if (modernHost && event.error instanceof UrlElicitationRequiredError) {
+            await pages(ask, `p${attempt}`, event.error);
+            break;
+          }
+          throw event.error;
+        }
+        let answer: HeldAnswer;
+        const allowed = await ask.step(`l${attempt}.${i}`, () => takeToken(host, ctx));
+        if (!allowed)
+          answer = {
+            ok: event.request.method === 'elicitation/create' ? { action: 'decline' } : {},
+          };
+        else
+          try {
+            answer = {
+              ok: await answerOne(host, ask, `q${attempt}.${i}`, event.request, undefined),
+            };
+          } catch (error) {
+            // The host cannot be asked this (no such capability, a form elicit refuses): the
+            // server hears why, as a client without it would tell it.
+            if (!(error instanceof ElicitError || error instanceof ProtocolError)) throw error;
+            answer = {
+              error: new ProtocolError(ProtocolErrorCode.InvalidParams, error.message),
+            };
+          }
+        current.answer(i, answer);
+      }
+    } finally {
+      ctx.mcpReq.signal.removeEventListener('abort', onAbort);
+    }
+  }
+  throw new ProtocolError(
+    ProtocolErrorCode.InternalError,
+    `The server asked for browser steps more than ${host.maxRounds} times; the gateway stopped.`,
+  );
+}
+
+/** The pages of a -32042, asked of a 2026-07-28 host one by one; all must be accepted. */
+async function pages(ask: Ask, prefix: string, error: UrlElicitationRequiredError): Promise<void> {
+  let i = 0;
+  for (const e of error.elicitations) {
+    const analysis = analyzeUrl(e.url);
+    if (analysis.href === undefined) throw error;
+    const r = await ask.url(`${prefix}.${i++}`, { message: e.message, url: analysis.href });
+    if (r.action !== 'accept') throw error;
+  }
+}

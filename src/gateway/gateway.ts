@@ -1,0 +1,257 @@
+/**
+ * `createGateway`: an SDK `Client` toward one server, and toward hosts an elicit server (an
+ * `ElicitServer` whose `build(era)` makes an SDK `McpServer` with forwarding handlers), so the
+ * gateway is served by elicit/server's own entries: stdio, and HTTP with its Host/Origin checks,
+ * session quotas and exposure rules (beyond loopback only with an authenticated principal).
+ * Everything that is not a question is forwarded as it is; calls go through forward.ts.
+ */
+import {
+  type McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { ELICIT_GATEWAY_NO_CALL } from '../kernel/error-codes.ts';
+import { TokenBuckets } from '../kernel/rate-limit.ts';
+import { ElicitServer, type ElicitServerOptions, type Era } from '../server/app.ts';
+import { type Gate, openGate } from '../server/gate.ts';
+import { type HttpOptions, httpEntry, type Listening, listen } from '../server/http.ts';
+import { invoke, type Runnable } from '../server/runner.ts';
+import { stdio } from '../server/stdio.ts';
+import { WireMcpServer } from '../server/wire.ts';
+import { type CallMethod, type ForwardHost, forward } from './forward.ts';
+import { HeldCalls, type HeldLimits } from './held.ts';
+import { GatewayError, Upstream, type UpstreamOptions } from './upstream.ts';
+
+export interface GatewayLimits {
+  /** Calls held for 2026-07-28 hosts in front of a 2025 server. */
+  readonly held?: Partial<HeldLimits>;
+  /** A round toward a 2026-07-28 server silent this long fails; default 60 s (progress resets it). */
+  readonly callTimeoutMs?: number;
+  /** Rounds toward the server in one call; default 16. */
+  readonly maxRounds?: number;
+  /** Questions per principal and server: `capacity` at once, `perMinute` after; default 10 / 30. */
+  readonly questions?: { readonly capacity: number; readonly perMinute: number };
+}
+
+export interface GatewayOptions extends UpstreamOptions {
+  /**
+   * elicit/server's options for the side toward hosts (keyring for sealed state and replicas,
+   * principal, ask limits, state lifetime…); `name` and `version` default to the server's own.
+   */
+  readonly server?: Partial<ElicitServerOptions>;
+  readonly limits?: GatewayLimits;
+}
+
+/** A gateway connected to its server, ready to serve hosts. */
+export interface Gateway {
+  /** The elicit server hosts talk to (its `build(era)` makes a forwarding SDK server). */
+  readonly app: ElicitServer;
+  readonly upstream: Upstream;
+  /** Serves hosts over this process's stdio. */
+  stdio(): { close(): Promise<void> };
+  /** Serves hosts over HTTP (`listen` options as elicit/server's; exposure rules apply). */
+  listen(
+    options?: { host?: string; port?: number; path?: string },
+    http?: HttpOptions,
+  ): Promise<Listening>;
+  close(): Promise<void>;
+}
+
+const KIND = {
+  'tools/call': 'tool',
+  'prompts/get': 'prompt',
+  'resources/read': 'resource',
+} as const;
+
+/** The side toward hosts: an ElicitServer whose servers forward. */
+class GatewayApp extends ElicitServer {
+  readonly #build: (era: Era) => McpServer;
+  constructor(options: ElicitServerOptions, build: (era: Era) => McpServer) {
+    super(options);
+    this.#build = build;
+  }
+  override build(era: Era): McpServer {
+    return this.#build(era);
+  }
+}
+
+/** Connects to the server and returns the gateway in front of it. */
+export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const upstream = new Upstream(options);
+  await upstream.connect();
+  const info = upstream.client.getServerVersion();
+  const caps = upstream.client.getServerCapabilities() ?? {};
+  const limits = options.limits ?? {};
+  const sessions = new Set<McpServer>();
+  let app: GatewayApp | undefined;
+  const host: ForwardHost = {
+    upstream,
+    held: new HeldCalls(limits.held),
+    buckets: new TokenBuckets(
+      limits.questions ?? { capacity: 10, perMinute: 30 },
+      Date.now,
+      10_000,
+    ),
+    callTimeoutMs: limits.callTimeoutMs ?? 60_000,
+    maxRounds: limits.maxRounds ?? 16,
+    principalOf: (ctx: ServerContext) => (app as GatewayApp).principalOf(ctx),
+  };
+
+  // What the server announces reaches every host session that can hear it.
+  upstream.listen((n) => {
+    for (const mcp of sessions) {
+      if (!mcp.isConnected()) continue;
+      void mcp.server.notification(n as never).catch(() => {});
+    }
+  });
+  // A request outside any call (roots at start-up, say) goes to the latest session that can take it.
+  upstream.orphan = async (request) => {
+    const capability =
+      request.method === 'roots/list'
+        ? 'roots'
+        : request.method === 'sampling/createMessage'
+          ? 'sampling'
+          : 'elicitation';
+    const session = [...sessions]
+      .reverse()
+      .find((mcp) => mcp.isConnected() && mcp.server.getClientCapabilities()?.[capability]);
+    if (session === undefined)
+      throw new ProtocolError(
+        ProtocolErrorCode.MethodNotFound,
+        `${request.method} outside a call: no host connected to the gateway declares ${capability} (${ELICIT_GATEWAY_NO_CALL}).`,
+      );
+    return session.server.request(request as never);
+  };
+
+  const build = (era: Era): McpServer => {
+    const mcp = new WireMcpServer(
+      { name: info?.name ?? 'server', version: info?.version ?? '0.0.0' },
+      {
+        instructions: upstream.client.getInstructions(),
+        capabilities: {
+          ...(caps.tools === undefined ? {} : { tools: { listChanged: true } }),
+          ...(caps.prompts === undefined ? {} : { prompts: { listChanged: true } }),
+          ...(caps.resources === undefined
+            ? {}
+            : {
+                resources: {
+                  listChanged: true,
+                  ...(caps.resources.subscribe === true ? { subscribe: true } : {}),
+                },
+              }),
+          ...(caps.logging === undefined ? {} : { logging: {} }),
+          ...(caps.completions === undefined ? {} : { completions: {} }),
+        },
+      },
+    );
+    install(mcp, era, app as GatewayApp, host);
+    if (era === 'legacy') {
+      sessions.add(mcp);
+      const low = mcp.server;
+      const previous = low.onclose;
+      low.onclose = () => {
+        previous?.();
+        sessions.delete(mcp);
+      };
+    }
+    return mcp;
+  };
+  app = new GatewayApp(
+    {
+      name: info?.name ?? 'server',
+      version: info?.version ?? '0.0.0',
+      audience: `elicit-gateway:${info?.name ?? 'server'}`,
+      ...options.server,
+    },
+    build,
+  );
+  const served: { close(): Promise<void> }[] = [];
+  return {
+    app,
+    upstream,
+    stdio() {
+      const s = stdio(app as GatewayApp);
+      served.push(s);
+      return s;
+    },
+    async listen(where = {}, http = {}) {
+      const listening = await listen(httpEntry(app as GatewayApp, http), where);
+      served.push(listening);
+      return listening;
+    },
+    async close() {
+      host.held.closeAll();
+      for (const s of served) await s.close().catch(() => {});
+      await upstream.close();
+    },
+  };
+}
+
+/** Forwarding handlers on one host-side server. */
+function install(mcp: McpServer, era: Era, app: GatewayApp, host: ForwardHost): void {
+  const low = mcp.server;
+  const client = host.upstream.client;
+  const caps = client.getServerCapabilities() ?? {};
+  const pass =
+    (method: string) =>
+    (request: { params?: Record<string, unknown> }, ctx: ServerContext): Promise<never> =>
+      client.request({ method, params: strip(request.params) } as never, {
+        signal: ctx.mcpReq.signal,
+      }) as Promise<never>;
+  const gates = era === 'modern' ? new WeakMap<object, Gate>() : undefined;
+  const call =
+    (method: CallMethod) =>
+    async (request: { method: string; params: Record<string, unknown> }, ctx: ServerContext) => {
+      const runnable: Runnable = {
+        kind: KIND[method],
+        handler: (_args, ask, c) => forward(host, method, request.params, ask, c),
+      };
+      if (gates !== undefined) gates.set(ctx.mcpReq, openGate(app, request as never, ctx));
+      try {
+        return await invoke(app, runnable, era, mcp, gates, undefined, ctx);
+      } catch (error) {
+        // What a tool's run throws reaches the host as McpServer answers it: a wire error as
+        // itself, anything else as an `isError` result naming it.
+        if (method !== 'tools/call' || error instanceof ProtocolError) throw error;
+        return (mcp as unknown as { createToolError(message: string): unknown }).createToolError(
+          (error as Error).message,
+        );
+      }
+    };
+  const set = low.setRequestHandler.bind(low) as unknown as (
+    method: string,
+    handler: (request: never, ctx: ServerContext) => unknown,
+  ) => void;
+  if (caps.tools !== undefined) {
+    set('tools/list', pass('tools/list'));
+    set('tools/call', call('tools/call'));
+  }
+  if (caps.prompts !== undefined) {
+    set('prompts/list', pass('prompts/list'));
+    set('prompts/get', call('prompts/get'));
+  }
+  if (caps.resources !== undefined) {
+    set('resources/list', pass('resources/list'));
+    set('resources/templates/list', pass('resources/templates/list'));
+    set('resources/read', call('resources/read'));
+    if (caps.resources.subscribe === true) {
+      set('resources/subscribe', pass('resources/subscribe'));
+      set('resources/unsubscribe', pass('resources/unsubscribe'));
+    }
+  }
+  if (caps.completions !== undefined) set('completion/complete', pass('completion/complete'));
+  if (caps.logging !== undefined) set('logging/setLevel', pass('logging/setLevel'));
+  low.setNotificationHandler('notifications/roots/list_changed', () => {
+    void client.sendRootsListChanged().catch(() => {});
+  });
+}
+
+/** A request's params without the host's own `_meta` (its progress token, its envelope). */
+function strip(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (params === undefined) return undefined;
+  const { _meta: _ignored, ...rest } = params;
+  return rest;
+}
+
+export { GatewayError };

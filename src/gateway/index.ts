@@ -1,0 +1,10 @@
+/** elicit/gateway: elicitation between any host and any server, across revisions. Node only. */
+export {
+  createGateway,
+  type Gateway,
+  GatewayError,
+  type GatewayLimits,
+  type GatewayOptions,
+} from './gateway.ts';
+export { DEFAULT_HELD_LIMITS, HeldCallError, type HeldLimits } from './held.ts';
+export type { UpstreamEra, UpstreamOptions } from './upstream.ts';

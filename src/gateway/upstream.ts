@@ -1,0 +1,196 @@
+/**
+ * The gateway's side toward the server: one SDK `Client` over a transport the caller makes (the
+ * CLI builds it with `elicit connect`'s transport: headers, OAuth, env, stderr). It declares
+ * every elicitation mode, sampling and roots, so a server shows all its tools; what it is asked
+ * goes to the call that is waiting on the server (`HeldCall`) or, outside any call, to a host
+ * session that can take it. The server's notifications go to `onNotification`.
+ */
+import {
+  Client,
+  type InputRequest,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { ElicitError } from '../errors.ts';
+import { ELICIT_GATEWAY_UPSTREAM } from '../kernel/error-codes.ts';
+import { eraOf, LEGACY_REVISION, MODERN_REVISION } from '../kernel/revision.ts';
+import type { HeldCall } from './held.ts';
+
+/** The gateway could not reach the server it fronts, or the server went away. */
+export class GatewayError extends ElicitError {}
+
+export type UpstreamEra = 'auto' | 'legacy' | 'modern';
+
+export interface UpstreamOptions {
+  /** A transport to the server; called once per connection. */
+  readonly transport: () => Transport;
+  /** The revision to speak: `auto` (default) probes 2026-07-28 and falls back to 2025-11-25. */
+  readonly era?: UpstreamEra;
+  /** Give up connecting after this long; default 30 s. */
+  readonly connectTimeoutMs?: number;
+  /**
+   * Called when connecting failed, with the transport that failed: resolve true to connect once
+   * more (the CLI finishes an OAuth sign-in in the browser here).
+   */
+  readonly retryConnect?: (transport: Transport, error: unknown) => Promise<boolean>;
+}
+
+/** A request the server sent: answered through a held call, or by a host session. */
+export type Orphan = (request: InputRequest) => Promise<unknown>;
+
+/** What the server said that every host session should hear. */
+export interface UpstreamNotification {
+  readonly method: string;
+  readonly params?: Record<string, unknown>;
+}
+
+/** Accept any params, untouched (the SDK's typed form strips keywords such as `pattern`). */
+const RAW_PARAMS = {
+  params: {
+    '~standard': {
+      version: 1 as const,
+      vendor: 'elicit',
+      validate: (value: unknown) => ({ value: (value ?? {}) as Record<string, unknown> }),
+    },
+  },
+};
+
+/** A reply to a pushed question, or the reason it could not be answered. */
+export type HeldAnswer = { readonly ok: unknown } | { readonly error: Error };
+
+const PUSHED = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const;
+const FORWARDED_NOTIFICATIONS = [
+  'notifications/message',
+  'notifications/resources/updated',
+  'notifications/elicitation/complete',
+] as const;
+
+export class Upstream {
+  readonly client: Client;
+  readonly #options: UpstreamOptions;
+  /** Held calls in flight, oldest first: a pushed question goes to the oldest still running. */
+  readonly #inFlight = new Set<HeldCall>();
+  #orphan: Orphan | undefined;
+  #listeners = new Set<(n: UpstreamNotification) => void>();
+
+  constructor(options: UpstreamOptions) {
+    this.#options = options;
+    const changed = (method: string) => ({
+      onChanged: (error: Error | null) => {
+        if (error === null) this.#emit({ method });
+      },
+    });
+    this.client = new Client(
+      { name: 'elicit-gateway', version: '0.1.0' },
+      {
+        capabilities: {
+          elicitation: { form: {}, url: {} },
+          sampling: {},
+          roots: { listChanged: true },
+        },
+        listChanged: {
+          tools: changed('notifications/tools/list_changed'),
+          prompts: changed('notifications/prompts/list_changed'),
+          resources: changed('notifications/resources/list_changed'),
+        },
+        // The gateway runs each round itself (forward.ts), so each question reaches its host.
+        inputRequired: { autoFulfill: false },
+      },
+    );
+    const era = options.era ?? 'auto';
+    this.client.setVersionNegotiation({
+      mode: era === 'auto' ? 'auto' : era === 'legacy' ? 'legacy' : { pin: MODERN_REVISION },
+    });
+    for (const method of PUSHED)
+      this.client.setRequestHandler(
+        method,
+        RAW_PARAMS as never,
+        ((params: unknown) => this.#route({ method, params } as InputRequest)) as never,
+      );
+    for (const method of FORWARDED_NOTIFICATIONS)
+      this.client.setNotificationHandler(method, ((n: UpstreamNotification) =>
+        this.#emit(n)) as never);
+  }
+
+  /** Connects, within the connect timeout; the failure names the cause. */
+  async connect(again = true): Promise<void> {
+    const timeoutMs = this.#options.connectTimeoutMs ?? 30_000;
+    const transport = this.#options.transport();
+    try {
+      await this.client.connect(transport, {
+        signal: AbortSignal.timeout(timeoutMs),
+        timeout: timeoutMs,
+      });
+    } catch (error) {
+      if (again && (await this.#options.retryConnect?.(transport, error)) === true) {
+        await this.client.close().catch(() => {});
+        return this.connect(false);
+      }
+      throw new GatewayError(
+        ELICIT_GATEWAY_UPSTREAM,
+        `The gateway could not connect to its server: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+  }
+
+  /** The revision the server speaks. */
+  get revision(): string {
+    return this.client.getNegotiatedProtocolVersion() ?? LEGACY_REVISION;
+  }
+
+  get modern(): boolean {
+    return eraOf(this.revision) === 'modern';
+  }
+
+  /** Where requests the server sends outside any held call go (a host session). */
+  set orphan(handler: Orphan | undefined) {
+    this.#orphan = handler;
+  }
+
+  /** Listens to what the server announces (list changes, log messages, completions). */
+  listen(listener: (n: UpstreamNotification) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Questions the server pushes while `call` runs go to it (until it ends). */
+  hold(call: HeldCall, running: Promise<unknown>): void {
+    this.#inFlight.add(call);
+    const done = () => this.#inFlight.delete(call);
+    running.then(done, done);
+  }
+
+  async close(): Promise<void> {
+    await this.client.close().catch(() => {});
+  }
+
+  #emit(n: UpstreamNotification): void {
+    for (const listener of this.#listeners) listener(n);
+  }
+
+  /**
+   * A 2025 server does not say which call a question belongs to: it goes to the oldest call still
+   * running on this connection (with one call at a time, the only one), else to a host session.
+   */
+  async #route(request: InputRequest): Promise<unknown> {
+    let call: HeldCall | undefined;
+    for (const c of this.#inFlight)
+      if (!c.ended) {
+        call = c;
+        break;
+      }
+    if (call === undefined) {
+      if (this.#orphan === undefined)
+        throw new ProtocolError(
+          ProtocolErrorCode.MethodNotFound,
+          `No host can answer ${request.method} outside a call through this gateway.`,
+        );
+      return this.#orphan(request);
+    }
+    const answer = (await call.question(request)) as HeldAnswer;
+    if ('error' in answer) throw answer.error;
+    return answer.ok;
+  }
+}
