@@ -10,10 +10,12 @@ import type { Client } from '@modelcontextprotocol/client';
 import {
   isCallToolResult,
   ProtocolError,
+  ProtocolErrorCode,
   UrlElicitationRequiredError,
 } from '@modelcontextprotocol/client';
 import { ElicitError } from '../errors.ts';
 import { ELICIT_URL_LOOP, ELICIT_URL_TIMEOUT } from '../kernel/error-codes.ts';
+import { guardParams, refuseParamsNotObject } from '../kernel/params-guard.ts';
 import { LEGACY_REVISION } from '../kernel/revision.ts';
 import { answerInputRequests } from './mrtr.ts';
 import {
@@ -108,6 +110,20 @@ export function identityOf(client: Client): ServerIdentity {
   return { name: info?.name ?? 'unknown server', title: info?.title, version: info?.version };
 }
 
+const refusing = new WeakSet<Client>();
+
+/** Answers requests whose params is not an object on every transport the client connects. */
+function refuseOnConnect(client: Client): void {
+  if (refusing.has(client)) return;
+  refusing.add(client);
+  if (client.transport !== undefined) refuseParamsNotObject(client.transport as never);
+  const connect = client.connect.bind(client);
+  client.connect = async (...args: Parameters<Client['connect']>) => {
+    await connect(...args);
+    refuseParamsNotObject(args[0] as never);
+  };
+}
+
 export function attachElicitation(client: Client, options: AttachOptions): ElicitClient {
   const pipeline = createPipeline(options);
   const elicitation: Record<string, Record<string, never>> = {};
@@ -120,6 +136,10 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
     elicitation,
     ...(tasks === undefined ? {} : { extensions: { [TASKS_EXTENSION]: {} } }),
   });
+  // Params of the wrong shape answer -32602 (the SDK says -32603, or drops a request whose
+  // params is not an object); see kernel/params-guard.ts.
+  guardParams(client, (message) => new ProtocolError(ProtocolErrorCode.InvalidParams, message));
+  refuseOnConnect(client);
   if (options.receiveTasks !== false) installTaskReceiver(client, options.receiveTasks);
 
   const pending = new Set<string>();

@@ -133,10 +133,15 @@ export function installTaskReceiver(client: Client, partial?: Partial<TaskReceiv
       throw new ProtocolError(-32000, error.message, { code: error.code, limit: error.limit });
     }
     const asked = (task as { ttl?: unknown }).ttl;
-    const ttl =
-      typeof asked === 'number' && Number.isSafeInteger(asked) && asked > 0
-        ? Math.min(asked, limits.ttlMs)
-        : limits.ttlMs;
+    if (
+      asked !== undefined &&
+      !(typeof asked === 'number' && Number.isSafeInteger(asked) && asked > 0)
+    )
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        'params.task.ttl must be a positive whole number of milliseconds (or left out)',
+      );
+    const ttl = asked === undefined ? limits.ttlMs : Math.min(asked, limits.ttlMs);
     const taskId = hex(pooledRandom(16));
     const now = new Date().toISOString();
     let settle = () => {};
@@ -187,8 +192,8 @@ export function installTaskReceiver(client: Client, partial?: Partial<TaskReceiv
         : start(request as { params: Record<string, unknown> }, ctx, wrapped)) as Handler;
   };
 
-  const find = (params: { taskId?: unknown }) => {
-    const e = typeof params.taskId === 'string' ? tasks.get(params.taskId) : undefined;
+  const find = (params: { taskId?: unknown } | undefined) => {
+    const e = typeof params?.taskId === 'string' ? tasks.get(params.taskId) : undefined;
     if (e === undefined) throw unknownTask();
     return e;
   };
@@ -197,7 +202,7 @@ export function installTaskReceiver(client: Client, partial?: Partial<TaskReceiv
   const on = client.setRequestHandler.bind(client) as unknown as (
     method: string,
     handler: (
-      request: { params: { taskId?: unknown; cursor?: unknown } },
+      request: { params?: { taskId?: unknown; cursor?: unknown } },
       ctx: { mcpReq: { signal: AbortSignal } },
     ) => Promise<unknown>,
   ) => void;
@@ -231,7 +236,8 @@ export function installTaskReceiver(client: Client, partial?: Partial<TaskReceiv
 
   on('tasks/list', async (request) => {
     const all = [...tasks.values()];
-    const cursor = request.params.cursor;
+    // SDK v1's listTasks() sends no params at all: the first page.
+    const cursor = request.params?.cursor;
     let start = 0;
     if (cursor !== undefined) {
       const at = typeof cursor === 'string' ? all.findIndex((e) => e.taskId === cursor) : -1;

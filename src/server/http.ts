@@ -18,6 +18,7 @@ import {
   originValidationResponse,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+import { paramsNotObject } from '../kernel/params-guard.ts';
 import type { ElicitServer } from './app.ts';
 import { DEFAULT_MAX_BODY_BYTES, readBodyOnce } from './body.ts';
 import { cancelOnHangUp, type HangUps } from './disconnect.ts';
@@ -227,6 +228,10 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
       const body = await readBodyOnce(req, maxBodyBytes);
       if ('response' in body) return body.response;
       const { request, parsed } = body;
+      // Params that are not an object: -32602 for the request's id on both eras (the SDK's
+      // transports call it a parse error or an invalid message and drop the id).
+      const notObject = paramsNotObject(parsed);
+      if (notObject !== undefined) return Response.json(notObject);
       // A request that names a session is that session's (as the SDK's own session wiring
       // routes it); the rest are told apart by the SDK's classifier.
       if (request.headers.has('mcp-session-id') || (await isLegacyRequest(request, parsed)))

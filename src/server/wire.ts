@@ -11,6 +11,7 @@
  * McpServer turns everything a tool throws (but -32042) into an `isError` result through its
  * `createToolError`: a tool's wire error leaves the tool as an error whose message names it, and
  * elicit's McpServer (`WireMcpServer`) throws the wire error from `createToolError` instead.
+ * - params of the wrong shape for any handler are -32602 (`guardParams`), never -32603.
  */
 
 import { randomUUID } from 'node:crypto';
@@ -22,6 +23,7 @@ import {
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server';
 import { ElicitError } from '../errors.ts';
+import { guardParams, refuseParamsNotObject } from '../kernel/params-guard.ts';
 import { ElicitationUnsupportedError, TooManyPendingAsksError } from './errors.ts';
 import { refusalOnWire } from './pending.ts';
 
@@ -83,7 +85,22 @@ const makeToolError = (McpServer.prototype as unknown as ToolErrors).createToolE
  * subclass's prototype (nothing per server or per call); the alternative, a wrapper around
  * every call handler, kept a promise and two closures alive per waiting call.
  */
-export class WireMcpServer extends McpServer {}
+export class WireMcpServer extends McpServer {
+  constructor(...args: ConstructorParameters<typeof McpServer>) {
+    super(...args);
+    // Params of the wrong shape answer -32602 (the SDK says -32603); see kernel/params-guard.ts.
+    guardParams(
+      this.server,
+      (message) => new ProtocolError(ProtocolErrorCode.InvalidParams, message),
+    );
+  }
+
+  /** As McpServer's, then params that are not an object are answered -32602 (not dropped). */
+  override async connect(transport: Parameters<McpServer['connect']>[0]): Promise<void> {
+    await super.connect(transport);
+    refuseParamsNotObject(transport as never);
+  }
+}
 (WireMcpServer.prototype as unknown as ToolErrors).createToolError = function (
   this: McpServer,
   message: string,

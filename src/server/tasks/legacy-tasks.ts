@@ -383,6 +383,21 @@ export function installLegacyTasks(
     if (task === null || typeof task !== 'object' || Array.isArray(task))
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'params.task must be an object');
     const asked = (task as { ttl?: unknown }).ttl;
+    if (
+      asked !== undefined &&
+      !(typeof asked === 'number' && Number.isSafeInteger(asked) && asked > 0)
+    )
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        'params.task.ttl must be a positive whole number of milliseconds (or left out)',
+      );
+    const args = params.arguments;
+    // Checked before the task exists: a call the SDK would refuse must not become a failed task.
+    if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args)))
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        'params.arguments must be an object',
+      );
     const principal = server.principalOf(ctx);
     if (running >= legacy.maxRunningPerSession)
       throw refusal(new TaskSessionLimitError(legacy.maxRunningPerSession));
@@ -397,9 +412,7 @@ export function installLegacyTasks(
           args: (params.arguments ?? {}) as Json,
           context: { era: ERA },
           lease: { owner, until: Date.now() + limits.leaseMs },
-          ...(typeof asked === 'number' && Number.isSafeInteger(asked) && asked > 0
-            ? { ttlMs: asked }
-            : {}),
+          ...(asked === undefined ? {} : { ttlMs: asked }),
         },
         limits,
       );
@@ -547,17 +560,17 @@ export function installLegacyTasks(
   // these requests against its task schemas before they reach the handler).
   const on = low.setRequestHandler.bind(low) as unknown as (
     method: string,
-    handler: (request: { params: TaskParams }, ctx: ServerContext) => Promise<unknown>,
+    handler: (request: { params?: TaskParams }, ctx: ServerContext) => Promise<unknown>,
   ) => void;
 
   on('tasks/get', async (request, ctx) => {
-    const record = await read(request.params.taskId, server.principalOf(ctx));
+    const record = await read(request.params?.taskId, server.principalOf(ctx));
     return wireTask(record) as never;
   });
 
   on('tasks/result', async (request, ctx) => {
     const principal = server.principalOf(ctx);
-    const id = request.params.taskId;
+    const id = request.params?.taskId;
     let record = await read(id, principal);
     if (!isTerminal(record.status)) {
       if (resultWaits >= legacy.maxResultWaitsPerSession)
@@ -600,7 +613,8 @@ export function installLegacyTasks(
     const all = (await listTasks(store, principal))
       .filter(isLegacyTask)
       .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const cursor = request.params.cursor;
+    // SDK v1's listTasks() sends no params at all: the first page.
+    const cursor = request.params?.cursor;
     let start = 0;
     if (cursor !== undefined) {
       const after = parseCursor(cursor);
@@ -622,7 +636,7 @@ export function installLegacyTasks(
 
   on('tasks/cancel', async (request, ctx) => {
     const principal = server.principalOf(ctx);
-    const id = request.params.taskId;
+    const id = request.params?.taskId;
     const record = await read(id, principal);
     if (isTerminal(record.status))
       throw new ProtocolError(

@@ -40,19 +40,37 @@ function openOf(host: TaskHost): Map<string, number> {
   return open;
 }
 
-/** The listen request in `parsed` when it asks for tasks; undefined for anything else. */
-function taskListen(parsed: unknown): ListenMessage | undefined {
+/**
+ * The listen request in `parsed` when it asks for tasks; `invalid` when its `taskIds` is not a
+ * list of strings; undefined for anything else.
+ */
+function taskListen(parsed: unknown): ListenMessage | 'invalid' | undefined {
   const m = parsed as Partial<ListenMessage> | null;
   if (m === null || typeof m !== 'object' || m.method !== 'subscriptions/listen') return undefined;
-  const filter = m.params?.notifications;
+  const params = m.params as Partial<ListenMessage['params']> | null | undefined;
+  const filter = params !== null && typeof params === 'object' ? params.notifications : undefined;
   if (
     (typeof m.id !== 'string' && typeof m.id !== 'number') ||
     filter === null ||
     typeof filter !== 'object' ||
-    !Array.isArray(filter.taskIds)
+    !Object.hasOwn(filter, 'taskIds')
   )
     return undefined;
+  const ids = filter.taskIds;
+  if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) return 'invalid';
   return m as ListenMessage;
+}
+
+function invalidTaskIds(message: { id: string | number }): Response {
+  return Response.json({
+    jsonrpc: '2.0',
+    id: message.id,
+    error: {
+      code: -32602,
+      message:
+        'Invalid params for subscriptions/listen: notifications.taskIds must be a list of task ids (strings)',
+    },
+  });
 }
 
 /** The task as a notification carries it: what tasks/get returns, without its resultType. */
@@ -74,6 +92,7 @@ export async function serveListen(
   serve: (req: Request, parsed: unknown) => Promise<Response>,
 ): Promise<Response> {
   const message = taskListen(parsed);
+  if (message === 'invalid') return invalidTaskIds(parsed as { id: string | number });
   const principal = message === undefined ? undefined : principalOf();
   if (message === undefined || principal === undefined) return serve(req, parsed);
   const { taskIds, ...sdkFilter } = message.params.notifications;

@@ -1,0 +1,137 @@
+/**
+ * Params of the wrong shape are the peer's mistake: -32602, never -32603. The SDK (2.4) checks
+ * a spec method's params against its wire schema before the handler given to
+ * `setRequestHandler(method, handler)` runs, and reports a mismatch as a plain `Error`, which it
+ * answers as -32603 Internal error. `guardParams` wraps the one seam every stored handler passes
+ * through (`_wrapHandler`, the SDK's protected hook for subclasses): the handler marks the
+ * request when it starts (by its abort signal, which every context the SDK derives for a
+ * request keeps), and an error thrown before that mark with no JSON-RPC code of its own can
+ * only be the SDK's check of the params, so it leaves as -32602 with the check's findings in
+ * short.
+ * Handlers registered with a params schema (extension methods) are already answered -32602 by
+ * the SDK. Only handlers registered after the guard is installed are guarded.
+ */
+
+/** The part of the SDK's `Protocol` (server or client) the guard wraps. */
+interface GuardedProtocol {
+  setRequestHandler(method: string, ...rest: unknown[]): void;
+}
+
+type Handler = (request: unknown, ctx: object) => unknown;
+type Wrap = (method: string, handler: Handler) => Handler;
+
+/** Longest summary of the SDK's findings put in the -32602 message. */
+const MAX_SUMMARY_CHARS = 300;
+
+/** The SDK's findings (a JSON list of schema issues) as one short line. */
+export function summariseIssues(message: string): string {
+  let line = message;
+  try {
+    const issues = JSON.parse(message) as unknown;
+    if (Array.isArray(issues) && issues.length > 0)
+      line = issues
+        .slice(0, 3)
+        .map((issue: { path?: unknown; message?: unknown }) => {
+          const path = Array.isArray(issue?.path) ? issue.path.map(String).join('.') : '';
+          const said = typeof issue?.message === 'string' ? issue.message : 'invalid';
+          return path === '' ? said : `${path}: ${said}`;
+        })
+        .join('; ');
+  } catch {
+    // Not the SDK's JSON: its text as it is.
+  }
+  line = line.replace(/\s+/g, ' ').trim();
+  return line.length > MAX_SUMMARY_CHARS ? `${line.slice(0, MAX_SUMMARY_CHARS - 1)}…` : line;
+}
+
+/** What marks one request: its abort signal, else its context. */
+const requestOf = (ctx: object): object =>
+  (ctx as { mcpReq?: { signal?: object } }).mcpReq?.signal ?? ctx;
+
+const hasRpcCode = (error: unknown): boolean =>
+  error !== null &&
+  typeof error === 'object' &&
+  Number.isSafeInteger((error as { code?: unknown }).code);
+
+const guarded = new WeakSet<object>();
+
+/**
+ * Installs the guard on `protocol` (an SDK Server or Client, before its handlers are
+ * registered); `invalidParams` makes the -32602 error of that side's SDK.
+ */
+export function guardParams(
+  protocol: GuardedProtocol,
+  invalidParams: (message: string) => Error,
+): void {
+  if (guarded.has(protocol)) return;
+  guarded.add(protocol);
+  const started = new WeakSet<object>();
+  const open = protocol as unknown as { _wrapHandler: Wrap };
+  const sdkWrap = open._wrapHandler.bind(protocol);
+  open._wrapHandler = (method, stored) => {
+    const wrapped = sdkWrap(method, stored);
+    return async (request, ctx) => {
+      try {
+        return await wrapped(request, ctx);
+      } catch (error) {
+        if (started.has(requestOf(ctx)) || hasRpcCode(error)) throw error;
+        const said = error instanceof Error ? error.message : String(error);
+        throw invalidParams(`Invalid params for ${method}: ${summariseIssues(said)}`);
+      }
+    };
+  };
+  const register = protocol.setRequestHandler.bind(protocol);
+  protocol.setRequestHandler = (method, ...rest) => {
+    const [handler] = rest;
+    if (rest.length !== 1 || typeof handler !== 'function') return register(method, ...rest);
+    return register(method, (request: unknown, ctx: object) => {
+      started.add(requestOf(ctx));
+      return (handler as Handler)(request, ctx);
+    });
+  };
+}
+
+/**
+ * The JSON-RPC answer to `message` when it is a request whose `params` is there but not an
+ * object (every MCP method takes named params): -32602 for its id. Undefined for anything else.
+ */
+export function paramsNotObject(
+  message: unknown,
+): { jsonrpc: '2.0'; id: string | number; error: { code: number; message: string } } | undefined {
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return undefined;
+  const m = message as { method?: unknown; id?: unknown; params?: unknown };
+  if (typeof m.method !== 'string' || !Object.hasOwn(m, 'params')) return undefined;
+  if (typeof m.id !== 'string' && typeof m.id !== 'number') return undefined;
+  const p = m.params;
+  if (p !== null && typeof p === 'object' && !Array.isArray(p)) return undefined;
+  const got = Array.isArray(p) ? 'an array' : p === null ? 'null' : typeof p;
+  return {
+    jsonrpc: '2.0',
+    id: m.id,
+    error: {
+      code: -32602,
+      message: `Invalid params for ${m.method.slice(0, 100)}: params must be an object (got ${got})`,
+    },
+  };
+}
+
+/** The part of an SDK transport the refusal below needs. */
+interface HookableTransport {
+  onmessage?: ((message: never, extra?: never) => void) | undefined;
+  send(message: never): Promise<void>;
+}
+
+/**
+ * A request whose `params` is there but not an object is no valid MCP request, and the SDK's
+ * Protocol drops it (an "unknown message" to its onerror), so the peer would wait for an answer
+ * that never comes. Chained in front of the transport's `onmessage` once the SDK has connected
+ * (the seam `connect` documents), such a request is answered -32602 for its id instead.
+ */
+export function refuseParamsNotObject(transport: HookableTransport): void {
+  const inner = transport.onmessage;
+  transport.onmessage = ((message: unknown, extra?: unknown) => {
+    const refusal = paramsNotObject(message);
+    if (refusal === undefined) return inner?.(message as never, extra as never);
+    void transport.send(refusal as never).catch(() => {});
+  }) as HookableTransport['onmessage'];
+}
