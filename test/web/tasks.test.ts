@@ -53,7 +53,7 @@ describe('the browser host follows tasks', () => {
     await page.waitForSelector(`${row}[data-status=working]`);
     await expect
       .poll(() => page.textContent(`${row} .detail`))
-      .toMatch(/^working: step \d+ of 40$/);
+      .toMatch(/^Working: step \d+ of 40$/);
     const taskId = (await page.getAttribute(row, 'data-task')) as string;
     expect(taskId).toMatch(/^task-\d+-long$/);
     await page.click(`${row} button.cancel`);

@@ -12,12 +12,82 @@ import type { ElicitFormElement, ElicitResponseDetail } from '../form-element.ts
 import { webRenderer } from '../index.ts';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
-const log = (text: string, kind = '') => {
+
+/** A line in the log; server text is set as text, in its own direction. */
+const log = (text: string, kind = ''): HTMLElement => {
   const p = document.createElement('p');
   p.className = `entry ${kind}`;
+  p.dir = 'auto';
+  p.tabIndex = -1;
   p.textContent = text;
+  $('log-section').hidden = false;
   $('log').append(p);
   p.scrollIntoView({ block: 'nearest' });
+  return p;
+};
+
+/** A short status announced to screen readers (the page's own words). */
+const status = (text: string) => {
+  $('status').textContent = text;
+};
+
+/** The form or consent currently open in the page, if any (the newest). */
+const openPrompt = (): HTMLElement | undefined =>
+  [...$('prompts').querySelectorAll<HTMLElement>('elicit-form, elicit-url-consent')].at(-1);
+
+const toolButtons = () => [...document.querySelectorAll<HTMLButtonElement>('.tools button')];
+
+/**
+ * When what held focus goes away (an answered form, a finished call), focus moves to what comes
+ * next, never to <body>: an open form, the running call, the newest log line, the first tool.
+ */
+function refocus(): void {
+  const active = document.activeElement;
+  if (active !== null && active !== document.body && active.isConnected) return;
+  const next =
+    openPrompt() ??
+    [...document.querySelectorAll<HTMLElement>('#calls .call')].at(-1) ??
+    [...document.querySelectorAll<HTMLElement>('#log .entry')].at(-1) ??
+    toolButtons()[0] ??
+    $('connect');
+  next.focus();
+}
+
+/** While a form is open, the tools say they wait for it (and a click goes to the form). */
+function markBusy(): void {
+  const busy = openPrompt() !== undefined;
+  for (const b of toolButtons()) b.setAttribute('aria-disabled', String(busy));
+}
+
+new MutationObserver((records) => {
+  markBusy();
+  // After the current task: the result line a finished call logs is there by then.
+  if (records.some((r) => r.removedNodes.length > 0)) setTimeout(refocus, 0);
+}).observe(document.querySelector('main') as HTMLElement, { childList: true, subtree: true });
+
+/** True (and focus moves to the form) when a form is open: a new call waits for it. */
+function waitsForOpenForm(): boolean {
+  const open = openPrompt();
+  if (open === undefined) return false;
+  status('Answer or cancel the open form first.');
+  open.focus();
+  return true;
+}
+
+/**
+ * Progress text in plain words: on 2026-07-28 the SDK reports its own input rounds as
+ * "Fulfilling input required by 'tools/call' (round 1)", which means nothing to a person.
+ */
+const plainProgress = (message: string): string =>
+  /^Fulfilling input required by '/.test(message) ? 'Sending your answer…' : message;
+
+/** A task's status in plain words. */
+const TASK_STATUS: Record<string, string> = {
+  working: 'Working',
+  input_required: 'Waiting for your answer',
+  completed: 'Done',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
 };
 
 interface Tool {
@@ -66,6 +136,7 @@ async function argumentsFor(
     message: `Arguments for ${title}`,
     schema: form.schema,
   };
+  element.focus();
   const detail = await new Promise<ElicitResponseDetail>((resolve) =>
     element.addEventListener(
       'elicit-response',
@@ -110,19 +181,26 @@ async function activity<T>(
   const row = document.createElement('div');
   row.className = 'call';
   row.dataset[kind] = name;
+  row.setAttribute('role', 'group');
+  row.setAttribute('aria-label', label);
+  row.tabIndex = -1;
   const title = document.createElement('span');
   title.className = 'label';
+  title.dir = 'auto';
   title.textContent = label;
   const bar = document.createElement('progress');
   bar.setAttribute('aria-label', `Progress of ${label}`);
   const detail = document.createElement('span');
   detail.className = 'detail';
+  detail.dir = 'auto';
   const cancel = document.createElement('button');
   cancel.type = 'button';
   cancel.className = 'cancel';
   cancel.textContent = 'Cancel';
   row.append(title, bar, detail, cancel);
   $('calls').append(row);
+  // Focus follows the call the person just started (the form that started it is gone).
+  if (openPrompt() === undefined) row.focus();
   const controller = new AbortController();
   cancel.addEventListener('click', () => controller.abort(new Error(`${label} was cancelled`)), {
     once: true,
@@ -138,13 +216,18 @@ async function activity<T>(
       row.dataset.percent = String(Math.round((bar.value / total) * 100));
     } else bar.removeAttribute('value');
     detail.textContent =
-      typeof p.message === 'string' ? p.message.slice(0, 120) : total > 0 ? `${done}/${total}` : '';
+      typeof p.message === 'string'
+        ? plainProgress(p.message).slice(0, 120)
+        : total > 0
+          ? `${done} of ${total}`
+          : '';
   };
   // A task's status and message (already inert and bounded by the client), set as text.
   const onTask = (task: TaskState) => {
     row.dataset.task = task.taskId;
     row.dataset.status = task.status;
-    detail.textContent = `${task.status.replace('_', ' ')}${task.statusMessage ? `: ${task.statusMessage}` : ''}`;
+    const said = TASK_STATUS[task.status] ?? task.status;
+    detail.textContent = `${said}${task.statusMessage ? `: ${plainProgress(task.statusMessage)}` : ''}`;
   };
   try {
     return await run(controller.signal, onprogress, onTask);
@@ -169,11 +252,17 @@ function button(kind: 'tool' | 'prompt', name: string, label: string, hint: stri
   b.type = 'button';
   b.textContent = label;
   b.dataset[kind] = name;
-  b.title = hint;
+  b.dir = 'auto';
+  if (hint !== '') b.title = hint;
+  b.setAttribute('aria-disabled', 'false');
   return b;
 }
 
+let current: Client | undefined;
+
 async function start(era: string): Promise<void> {
+  // Connect again: the previous client goes (its open forms are cancelled with it).
+  await current?.close().catch(() => undefined);
   const client = new Client({ name: 'elicit-web-host', version: '0.1.0' });
   const elicit = attachElicitation(client, {
     renderer: webRenderer({ container: $('prompts'), notice: (e) => log(`(${e.type})`, 'muted') }),
@@ -186,6 +275,7 @@ async function start(era: string): Promise<void> {
     mode: era === 'legacy' ? 'legacy' : era === 'modern' ? { pin: MODERN_REVISION } : 'auto',
   });
   await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', location.href)));
+  current = client;
   log(`Connected (${client.getProtocolEra()} era, ${client.getNegotiatedProtocolVersion()})`);
   document.body.dataset.era = client.getProtocolEra() ?? '';
   const capabilities = client.getServerCapabilities() ?? {};
@@ -193,11 +283,12 @@ async function start(era: string): Promise<void> {
   const { tools } = (await client.listTools()) as { tools: Tool[] };
   const list = $('tools');
   list.replaceChildren();
-  $('tools-title').hidden = tools.length === 0;
+  $('tools-section').hidden = tools.length === 0;
   for (const tool of tools) {
     const label = tool.title ?? tool.name;
     const b = button('tool', tool.name, label, tool.description ?? '');
     b.addEventListener('click', async () => {
+      if (waitsForOpenForm()) return;
       const args = await argumentsFor(label, tool.inputSchema);
       if (args === undefined) return;
       log(`▶ ${tool.name}`);
@@ -223,11 +314,12 @@ async function start(era: string): Promise<void> {
     capabilities.prompts === undefined
       ? { prompts: [] as Prompt[] }
       : ((await client.listPrompts()) as { prompts: Prompt[] });
-  $('prompt-list-title').hidden = prompts.length === 0;
+  $('prompt-section').hidden = prompts.length === 0;
   for (const prompt of prompts) {
     const label = prompt.title ?? prompt.name;
     const b = button('prompt', prompt.name, label, prompt.description ?? '');
     b.addEventListener('click', async () => {
+      if (waitsForOpenForm()) return;
       const args = await argumentsFor(label, promptSchema(prompt));
       if (args === undefined) return;
       log(`▶ prompt ${prompt.name}`);
@@ -254,7 +346,21 @@ async function start(era: string): Promise<void> {
 }
 
 $('connect').addEventListener('click', () => {
-  void start(($('era') as HTMLSelectElement).value).catch((e: Error) =>
-    log(`Could not connect: ${e.message}`, 'error'),
-  );
+  const connect = $<HTMLButtonElement>('connect');
+  if (connect.getAttribute('aria-disabled') === 'true') return;
+  connect.setAttribute('aria-disabled', 'true');
+  status('Connecting…');
+  void start(($('era') as HTMLSelectElement).value)
+    .then(() => {
+      connect.textContent = 'Reconnect';
+      connect.classList.remove('primary');
+      status(`Connected: ${toolButtons().length} tools and prompts.`);
+      // The person connected to use a tool: focus goes to the first one.
+      toolButtons()[0]?.focus();
+    })
+    .catch((e: Error) => {
+      status('Not connected.');
+      log(`Could not connect: ${e.message}`, 'error');
+    })
+    .finally(() => connect.setAttribute('aria-disabled', 'false'));
 });
