@@ -28,7 +28,7 @@ export function mountAccountRoutes(app: Hono, ctx: PagesContext): void {
       body:
         next === '/elicit/'
           ? '<h1>Signed out</h1><p class="muted">Open the link from your assistant again to continue.</p>'
-          : `<h1>Signed out</h1><p class="box"><a id="sign-in" href="${escapeHtml(options.login.start(next))}">Sign in again</a></p>`,
+          : `<h1>Signed out</h1><p class="actions"><a id="sign-in" class="button primary" href="${escapeHtml(options.login.start(next))}">Sign in again</a></p>`,
     });
     res.headers.append('set-cookie', cleared);
     return res;

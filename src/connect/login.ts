@@ -62,10 +62,10 @@ async function finishSignIn(
       title: 'Signed in as someone else',
       status: 409,
       who: whoOf(current),
-      body: `<h1>You are already signed in</h1><p>This browser is signed in as <strong>${escapeHtml(current.name)}</strong>, but this sign-in is for <strong>${escapeHtml(name.slice(0, 200))}</strong>. Nothing was changed.</p>
+      body: `<h1>You are already signed in</h1><p>This browser is signed in as <strong><bdi>${escapeHtml(current.name)}</bdi></strong>, but this sign-in is for <strong><bdi>${escapeHtml(name.slice(0, 200))}</bdi></strong>. Nothing was changed.</p>
 <p class="muted">If you did not just sign in yourself, someone may have sent you their sign-in link: keep your account and close this tab.</p>
 <form method="post" action="/elicit/logout" class="box"><input type="hidden" name="csrf" value="${escapeHtml(current.csrf)}"><input type="hidden" name="next" value="${escapeHtml(next)}">
-<p>To use the other account, sign out of <strong>${escapeHtml(current.name)}</strong> first, then sign in again.</p><button type="submit">Sign out and sign in again</button></form>`,
+<p>To use the other account, sign out of <strong><bdi>${escapeHtml(current.name)}</bdi></strong> first, then sign in again.</p><button type="submit" class="primary">Sign out and sign in again</button></form>`,
     });
     for (const cookie of cookies) page.headers.append('set-cookie', cookie);
     return page;
@@ -89,11 +89,11 @@ export function devLogin(options: { fixedPrincipal?: string } = {}): Login {
         const who =
           options.fixedPrincipal === undefined
             ? '<label for="user">User name</label><input id="user" name="user" required maxlength="64" pattern="[A-Za-z0-9_.@-]+" autocomplete="username">'
-            : `<p>Continue as <strong>${escapeHtml(options.fixedPrincipal)}</strong>, the local user.</p>`;
+            : `<p>Continue as <strong><bdi>${escapeHtml(options.fixedPrincipal)}</bdi></strong>, the local user.</p>`;
         return render({
           title: 'Sign in (development)',
           who: whoOf(current),
-          body: `<h1>Sign in</h1><p class="muted">Development sign-in: no password.</p><form method="post" action="/elicit/login" class="box">${who}<input type="hidden" name="next" value="${escapeHtml(next)}"><button type="submit">Continue</button></form>`,
+          body: `<h1>Sign in</h1><p class="muted">Development sign-in: no password.</p><form method="post" action="/elicit/login" class="box">${who}<input type="hidden" name="next" value="${escapeHtml(next)}"><button type="submit" class="primary">Continue</button></form>`,
         });
       });
       app.post('/elicit/login', async (c) => {

@@ -49,10 +49,10 @@ export async function oauthPage(ctx: PagesContext, { record, session }: Gated): 
   return render({
     title: `Connect ${record.label ?? provider.name}`,
     who,
-    body: `<h1>Connect ${label}</h1>${record.description === undefined ? '' : `<p>${escapeHtml(record.description)}</p>`}
-<p>You will sign in at <strong>${escapeHtml(url.host)}</strong> and allow access. Your assistant never sees your password or tokens.</p>
-<p class="box"><a id="continue" href="${escapeHtml(url.href)}">Continue to ${escapeHtml(url.host)}</a></p>
-<form method="post" action="/elicit/${escapeHtml(record.id)}/decline"><input type="hidden" name="csrf" value="${escapeHtml(session.csrf)}"><button type="submit">No thanks</button></form>`,
+    body: `<h1>Connect <bdi>${label}</bdi></h1>${record.description === undefined ? '' : `<p dir="auto">${escapeHtml(record.description)}</p>`}
+<p>You will sign in at <strong><bdi>${escapeHtml(url.host)}</bdi></strong> and allow access. Your assistant never sees your password or tokens.</p>
+<div class="actions"><a id="continue" class="button primary" href="${escapeHtml(url.href)}">Continue to <bdi>${escapeHtml(url.host)}</bdi></a>
+<form method="post" action="/elicit/${escapeHtml(record.id)}/decline"><input type="hidden" name="csrf" value="${escapeHtml(session.csrf)}"><button type="submit">No thanks</button></form></div>`,
   });
 }
 

@@ -25,15 +25,25 @@ export interface Page {
 
 function whoLine(who: Who | null): string {
   if (who === null) return '<p class="muted who">Not signed in.</p>';
-  return `<form class="muted who" method="post" action="/elicit/logout">Signed in as <strong>${escapeHtml(who.name)}</strong>. <input type="hidden" name="csrf" value="${escapeHtml(who.csrf)}"><button class="link">Sign out</button></form>`;
+  return `<form class="muted who" method="post" action="/elicit/logout">Signed in as <strong><bdi>${escapeHtml(who.name)}</bdi></strong>. <input type="hidden" name="csrf" value="${escapeHtml(who.csrf)}"><button class="link">Sign out</button></form>`;
 }
 
-const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:4rem auto;padding:0 1rem;color:#1b1b1f;background:#fff}
-h1{font-size:1.4rem}.box{border:1px solid #ccd;border-radius:.5rem;padding:1rem 1.25rem}
-.muted{color:#5b5b66}.danger{color:#a4000f}label{display:block;margin:.75rem 0 .25rem;font-weight:600}
-input{font:inherit;width:100%;padding:.5rem;box-sizing:border-box}button{font:inherit;padding:.5rem 1rem;margin-top:1rem}
-.who{font-size:.9rem;border-bottom:1px solid #ccd;padding-bottom:.5rem}.who button.link{margin:0;padding:0;border:0;background:none;color:inherit;text-decoration:underline;cursor:pointer}
-@media (prefers-color-scheme:dark){body{background:#15151a;color:#eee}.muted{color:#aab}.box{border-color:#445}}`;
+/*
+ * WCAG 2.2 AA in both schemes (checked in Chromium with axe): text ≥ 4.5:1, the focus ring and
+ * control edges ≥ 3:1; the main action is a filled button, the way out a plain one; server text
+ * wraps and keeps its own direction (`dir="auto"`, `<bdi>`).
+ */
+const STYLE = `:root{color-scheme:light dark;--fg:#1b1b1f;--bg:#fff;--muted:#55555f;--line:#76768a;--box:#c6c6d2;--accent:#0b57d0;--on-accent:#fff;--danger:#a4000f;--focus:#0b57d0;--raise:#f3f3f6}
+@media (prefers-color-scheme:dark){:root{--fg:#ececf1;--bg:#15151a;--muted:#b4b4c2;--line:#8a8a9e;--box:#44445a;--accent:#8ab4f8;--on-accent:#10131a;--danger:#ff9a90;--focus:#8ab4f8;--raise:#22222a}}
+body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:var(--fg);background:var(--bg);overflow-wrap:anywhere}
+h1{font-size:1.4rem;line-height:1.3}a{color:var(--accent)}.box{border:1px solid var(--box);border-radius:.5rem;padding:1rem 1.25rem}
+.muted{color:var(--muted)}.danger{color:var(--danger)}label{display:block;margin:.75rem 0 .25rem;font-weight:600}
+input{font:inherit;width:100%;padding:.5rem;box-sizing:border-box;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:.3rem}
+button,.button{display:inline-block;font:inherit;line-height:1.5;padding:.5rem 1.1rem;border:1px solid var(--line);border-radius:.4rem;background:var(--raise);color:var(--fg);text-decoration:none;cursor:pointer}
+.primary{background:var(--accent);border-color:var(--accent);color:var(--on-accent);font-weight:600}
+.actions{display:flex;flex-wrap:wrap;align-items:center;gap:.75rem;margin-top:1rem}.actions form{margin:0}
+:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+.who{font-size:.9rem;border-bottom:1px solid var(--box);padding-bottom:.5rem}.who button.link{margin:0;padding:0;border:0;background:none;color:inherit;text-decoration:underline;cursor:pointer}`;
 
 export function render(page: Page): Response {
   const nonce = randomBytes(16).toString('base64');
@@ -69,7 +79,7 @@ export function done(message: string, who: Who | null): Response {
   return render({
     title: 'Done',
     who,
-    body: `<h1>Done</h1><p>${escapeHtml(message)}</p><p class="muted">You can close this tab and return to your assistant.</p>`,
+    body: `<h1>Done</h1><p dir="auto">${escapeHtml(message)}</p><p class="muted">You can close this tab and return to your assistant.</p>`,
   });
 }
 
@@ -78,6 +88,6 @@ export function failed(message: string, who: Who | null, status = 400): Response
     title: 'Something went wrong',
     who,
     status,
-    body: `<h1>That did not work</h1><p class="danger">${escapeHtml(message)}</p><p class="muted">Nothing was saved. Go back to your assistant and try again.</p>`,
+    body: `<h1>That did not work</h1><p class="danger" dir="auto">${escapeHtml(message)}</p><p class="muted">Nothing was saved. Go back to your assistant and try again.</p>`,
   });
 }

@@ -17,12 +17,12 @@ export function secretPage({ record, session }: Gated): Response {
   return render({
     title: `Enter ${record.label ?? record.subject}`,
     who: whoOf(session),
-    body: `<h1>${label}</h1>${record.description === undefined ? '' : `<p>${escapeHtml(record.description)}</p>`}
+    body: `<h1 dir="auto">${label}</h1>${record.description === undefined ? '' : `<p dir="auto">${escapeHtml(record.description)}</p>`}
 <p class="muted">This goes straight to the server that asked, encrypted. Your assistant never sees it.</p>
 <form method="post" action="/elicit/${escapeHtml(record.id)}/secret" class="box" autocomplete="off">
-<label for="secret">${label}</label><input id="secret" name="secret" type="password" required maxlength="${SECRET_MAX_CHARS}">
-<input type="hidden" name="csrf" value="${escapeHtml(session.csrf)}"><button type="submit">Save</button></form>
-<form method="post" action="/elicit/${escapeHtml(record.id)}/decline"><input type="hidden" name="csrf" value="${escapeHtml(session.csrf)}"><button type="submit">No thanks</button></form>`,
+<label for="secret" dir="auto">${label}</label><input id="secret" name="secret" type="password" required maxlength="${SECRET_MAX_CHARS}" dir="auto">
+<input type="hidden" name="csrf" value="${escapeHtml(session.csrf)}"><button type="submit" class="primary">Save</button></form>
+<form class="actions" method="post" action="/elicit/${escapeHtml(record.id)}/decline"><input type="hidden" name="csrf" value="${escapeHtml(session.csrf)}"><button type="submit">No thanks</button></form>`,
   });
 }
 

@@ -290,7 +290,8 @@ async function start(era: string): Promise<void> {
     b.addEventListener('click', async () => {
       if (waitsForOpenForm()) return;
       const args = await argumentsFor(label, tool.inputSchema);
-      if (args === undefined) return;
+      // Declined or cancelled: focus goes back to the button that opened the form.
+      if (args === undefined) return void b.focus();
       log(`▶ ${tool.name}`);
       try {
         const result = await activity('tool', tool.name, label, (signal, onprogress, onTask) =>
@@ -321,7 +322,8 @@ async function start(era: string): Promise<void> {
     b.addEventListener('click', async () => {
       if (waitsForOpenForm()) return;
       const args = await argumentsFor(label, promptSchema(prompt));
-      if (args === undefined) return;
+      // Declined or cancelled: focus goes back to the button that opened the form.
+      if (args === undefined) return void b.focus();
       log(`▶ prompt ${prompt.name}`);
       try {
         const result = await activity('prompt', prompt.name, label, (signal, onprogress, onTask) =>

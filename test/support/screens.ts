@@ -1,0 +1,236 @@
+/**
+ * Every screen a person meets in `elicit demo --web`, reachable in Chromium: the host page (idle,
+ * connected, a form open, URL consent of each verdict, a running call, a task asking, results)
+ * and the connect pages (index, sign-in, the provider page, the secret form, done, the error
+ * pages). Shared by the browser suite (test/web/screens.test.ts) and scripts/screenshots.ts.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { BrowserContext, Page } from 'playwright-core';
+import type { DemoStack } from '../../src/demo/stack.ts';
+
+export interface Screens {
+  readonly demo: DemoStack;
+  readonly context: BrowserContext;
+}
+
+export interface Screen {
+  readonly name: string;
+  /** What the screen shows, for the docs. */
+  readonly title: string;
+  /** Brings a page of its own to the screen and returns it. */
+  reach(s: Screens): Promise<Page>;
+}
+
+export const URLS = {
+  ok: 'https://modelcontextprotocol.io/specification',
+  caution: 'https://paypal.com.account-check.example/login',
+  danger: 'https://\u0430pple.com/signin',
+  refused: 'http://example.com/',
+} as const;
+
+const origin = (s: Screens) => new URL('/', s.demo.url).href;
+
+/** A new page on the host, connected (2026-07-28 unless told), tools listed. */
+export async function hostPage(s: Screens, era = 'modern', connect = true): Promise<Page> {
+  const page = await s.context.newPage();
+  await page.goto(origin(s));
+  if (!connect) return page;
+  await page.selectOption('#era', era);
+  await page.click('#connect');
+  await page.waitForSelector('button[data-tool=feedback]');
+  return page;
+}
+
+/** Submit an <elicit-form> (review, then send). */
+export async function submitForm(page: Page): Promise<void> {
+  await page.click('elicit-form >> [part=submit]');
+  await page.click('elicit-form >> [part=submit]');
+}
+
+/** Calls `open_docs` with a URL and waits for its consent screen. */
+async function consentFor(s: Screens, url: string): Promise<Page> {
+  const page = await hostPage(s);
+  await page.click('button[data-tool=open_docs]');
+  await page.fill('elicit-form >> input[name=url]', url);
+  await submitForm(page);
+  await page.waitForSelector('elicit-url-consent');
+  await page.waitForSelector('elicit-form', { state: 'detached' });
+  return page;
+}
+
+/** From the host, starts a URL-mode tool and opens its connect page in a new tab. */
+export async function connectPageOf(s: Screens, tool: string): Promise<Page> {
+  const host = await hostPage(s);
+  await host.click(`button[data-tool=${tool}]`);
+  await host.waitForSelector('elicit-url-consent >> [part=open]');
+  const [tab] = await Promise.all([
+    s.context.waitForEvent('page'),
+    host.click('elicit-url-consent >> [part=open]'),
+  ]);
+  await tab.waitForLoadState();
+  return tab;
+}
+
+/** Signs in on the development login page when the tab is there. */
+export async function passLogin(page: Page): Promise<void> {
+  if (!page.url().includes('/elicit/login')) return;
+  await Promise.all([
+    page.waitForURL((u) => !u.pathname.startsWith('/elicit/login')),
+    page.click('button[type=submit]'),
+  ]);
+}
+
+export const SCREENS: readonly Screen[] = [
+  {
+    name: 'host-idle',
+    title: 'The demo host before connecting',
+    reach: (s) => hostPage(s, 'modern', false),
+  },
+  {
+    name: 'host-form',
+    title: 'A server’s form open in the host (every field type)',
+    async reach(s) {
+      const page = await hostPage(s);
+      await page.click('button[data-tool=book_trip]');
+      await page.fill('elicit-form >> input[name=city]', 'Lisbon');
+      await submitForm(page);
+      await page.waitForSelector('elicit-form >> input[name=name]');
+      return page;
+    },
+  },
+  {
+    name: 'host-consent-ok',
+    title: 'URL consent: an ordinary page',
+    reach: (s) => consentFor(s, URLS.ok),
+  },
+  {
+    name: 'host-consent-caution',
+    title: 'URL consent: a known name in a subdomain (caution)',
+    reach: (s) => consentFor(s, URLS.caution),
+  },
+  {
+    name: 'host-consent-danger',
+    title: 'URL consent: a look-alike domain (danger)',
+    reach: (s) => consentFor(s, URLS.danger),
+  },
+  {
+    name: 'host-consent-refused',
+    title: 'URL consent: a URL that is never opened (refused)',
+    reach: (s) => consentFor(s, URLS.refused),
+  },
+  {
+    name: 'host-progress',
+    title: 'A running call with progress and Cancel',
+    async reach(s) {
+      const page = await hostPage(s);
+      await page.click('button[data-tool=slow_count]');
+      await page.waitForSelector('.call[data-tool=slow_count][data-percent]');
+      return page;
+    },
+  },
+  {
+    name: 'host-task',
+    title: 'A task asking half way, its row showing its status',
+    async reach(s) {
+      const page = await hostPage(s);
+      await page.click('button[data-tool=migrate_data]');
+      await page.waitForSelector('elicit-form');
+      await page.waitForSelector('.call[data-tool=migrate_data][data-status]');
+      return page;
+    },
+  },
+  {
+    name: 'host-results',
+    title: 'Results and errors in the log',
+    async reach(s) {
+      const page = await hostPage(s);
+      await page.click('button[data-tool=feedback]');
+      await page.click('elicit-form >> label:has-text("Loved it")');
+      await page.fill('elicit-form >> input[name=comment]', 'Lovely, thank you');
+      await submitForm(page);
+      await page.waitForSelector('#log .result');
+      await page.click('button[data-tool=open_docs]');
+      await page.fill('elicit-form >> input[name=url]', URLS.refused);
+      await submitForm(page);
+      await page.click('elicit-url-consent >> [part=decline]');
+      await page.waitForSelector('#log .entry:has-text("Not opened")');
+      return page;
+    },
+  },
+  {
+    name: 'connect-index',
+    title: 'Connect pages: nothing to do',
+    async reach(s) {
+      const page = await s.context.newPage();
+      await page.goto(new URL('/elicit/', s.demo.url).href);
+      return page;
+    },
+  },
+  {
+    name: 'connect-login',
+    title: 'Connect pages: development sign-in',
+    async reach(s) {
+      await s.context.clearCookies();
+      const page = await s.context.newPage();
+      await page.goto(new URL('/elicit/login?next=%2Felicit%2F', s.demo.url).href);
+      return page;
+    },
+  },
+  {
+    name: 'connect-secret',
+    title: 'Connect pages: a secret typed on the server’s page',
+    async reach(s) {
+      const tab = await connectPageOf(s, 'set_api_key');
+      await passLogin(tab);
+      await tab.waitForSelector('#secret');
+      return tab;
+    },
+  },
+  {
+    name: 'connect-provider',
+    title: 'Connect pages: connecting an account with OAuth',
+    async reach(s) {
+      const tab = await connectPageOf(s, 'connect_calendar');
+      await passLogin(tab);
+      await tab.waitForSelector('#continue');
+      return tab;
+    },
+  },
+  {
+    name: 'connect-done',
+    title: 'Connect pages: done',
+    async reach(s) {
+      const tab = await connectPageOf(s, 'set_api_key');
+      await passLogin(tab);
+      await tab.fill('#secret', 'a-key-for-the-weather');
+      await tab.click('form[action$="/secret"] button[type=submit]');
+      await tab.waitForSelector('text=You can close this tab');
+      return tab;
+    },
+  },
+  {
+    name: 'connect-not-available',
+    title: 'Connect pages: a link that is not available',
+    async reach(s) {
+      const page = await s.context.newPage();
+      await page.goto(new URL('/elicit/no-such-record', s.demo.url).href);
+      return page;
+    },
+  },
+  {
+    name: 'connect-failed',
+    title: 'Connect pages: something went wrong',
+    async reach(s) {
+      const page = await s.context.newPage();
+      await page.goto(new URL('/elicit/oauth/callback?state=not-expected', s.demo.url).href);
+      return page;
+    },
+  },
+];
+
+/** axe-core's source, injected into pages (through the debugger, so no CSP is loosened). */
+export const AXE_SOURCE = readFileSync(
+  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
+  'utf8',
+);
