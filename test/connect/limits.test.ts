@@ -271,7 +271,7 @@ describe('sessions at rest', () => {
     expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
     // The session works…
     const page = await (await fetch(`${base}/elicit/login`, { headers: { cookie } })).text();
-    expect(page).toContain('Signed in as <strong>cleo</strong>');
+    expect(page).toContain('Signed in as <strong><bdi>cleo</bdi></strong>');
     // …and a dump of the store (database and WAL files) does not contain the cookie value.
     const dump = Buffer.concat(readdirSync(dir).map((f) => readFileSync(join(dir, f))));
     expect(dump.includes('cleo')).toBe(true);
@@ -292,17 +292,17 @@ describe('sessions at rest', () => {
     expect(again.headers.get('set-cookie')).toBeNull();
     const page = await again.text();
     expect(page).toContain(
-      'signed in as <strong>eve</strong>, but this sign-in is for <strong>frank</strong>',
+      'signed in as <strong><bdi>eve</bdi></strong>, but this sign-in is for <strong><bdi>frank</bdi></strong>',
     );
     const home = await (await fetch(`${base}/elicit/`, { headers: { cookie } })).text();
-    expect(home).toContain('Signed in as <strong>eve</strong>');
+    expect(home).toContain('Signed in as <strong><bdi>eve</bdi></strong>');
   });
 
   it('signing out removes the stored session; pages then say nobody is signed in', async () => {
     const { base } = await serve();
     const cookie = await signIn(base, 'dora');
     const home = await (await fetch(`${base}/elicit/`, { headers: { cookie } })).text();
-    expect(home).toContain('Signed in as <strong>dora</strong>');
+    expect(home).toContain('Signed in as <strong><bdi>dora</bdi></strong>');
     const csrf = /name="csrf" value="([^"]+)"/.exec(home)?.[1] ?? '';
     const wrong = await fetch(`${base}/elicit/logout`, {
       method: 'POST',
