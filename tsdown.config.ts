@@ -29,6 +29,7 @@ export default defineConfig([
       'connect/index': 'src/connect/index.ts',
       'web/index': 'src/web/index.ts',
       'gateway/index': 'src/gateway/index.ts',
+      'web/react': 'src/web/react.ts',
       'cli/main': 'src/cli/main.ts',
     },
     format: 'esm',

@@ -1,15 +1,21 @@
 /**
  * `<elicit-form>`: renders any form-mode elicitation request of any revision with native inputs,
  * defaults pre-filled, inline validation with the schema core's messages, a review state, and
- * Submit / Decline / Cancel (Escape = cancel). Emits one `elicit-response` event with
- * `{action, content}`; `content` is validated before the event fires. Server text is only ever
- * set as text. The form's state is a FormSession (elicit/client), as in the other renderers.
+ * Submit / Decline / Cancel (Escape = cancel; with typed input it asks first). Emits one
+ * `elicit-response` event with `{action, content}`; `content` is validated before the event
+ * fires. Server text is only ever set as text. The form's state is a FormSession
+ * (elicit/client), as in the other renderers.
+ *
+ * Errors appear when the person asks to review, and each stays until the field is changed again
+ * (re-checked as they type): leaving a field never moves the layout, so a click that starts on
+ * a button ends on it.
  */
 import { inert } from '../client/inert.ts';
 import { FormSession } from '../client/session.ts';
 import { type CompiledSchema, compileSchema, type Field, formatHint } from '../schema/index.ts';
 import { ElicitElement } from './base.ts';
-import { BASE_CSS, el } from './styles.ts';
+import { line, saidBlock } from './server-text.ts';
+import { el } from './styles.ts';
 
 export interface FormElementRequest {
   /** Who asks (show it; it is not proof of anything). */
@@ -34,15 +40,27 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
   #request: FormElementRequest | undefined;
   #session: FormSession | undefined;
   #reviewing = false;
+  /** The person changed something since the request arrived. */
+  #touched = false;
+  #actions: HTMLElement | undefined;
+  /** Problems of the whole answer (no one field's), shown after Review. */
+  #whole: string[] = [];
 
   get request(): FormElementRequest | undefined {
     return this.#request;
   }
 
+  /** An equal request (a framework re-rendering with a new object) keeps what was typed. */
   set request(request: FormElementRequest | undefined) {
+    if (request !== undefined && same(request, this.#request)) {
+      this.#request = request;
+      return;
+    }
     this.#request = request;
     this.reset();
     this.#reviewing = false;
+    this.#touched = false;
+    this.#whole = [];
     this.#session = undefined;
     if (request !== undefined) {
       try {
@@ -59,9 +77,32 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
     this.#render();
   }
 
+  /** Focus goes to the first field (or, when reviewing, to Submit). */
+  override focus(options?: FocusOptions): void {
+    const first = this.root.querySelector<HTMLElement>(
+      this.#reviewing ? 'button.primary' : 'input:not(:disabled),select:not(:disabled)',
+    );
+    if (first !== null) first.focus(options);
+    else super.focus(options);
+  }
+
+  protected outcome(detail: ElicitResponseDetail): string {
+    return detail.action === 'accept'
+      ? 'Sent.'
+      : detail.action === 'decline'
+        ? 'Declined.'
+        : 'Cancelled.';
+  }
+
+  /** Escape with typed input asks before discarding it; Escape again keeps editing. */
+  protected override escape(): void {
+    if (!this.#touched) super.escape();
+    else if (this.root.querySelector('[part=confirm]') !== null) this.#closeConfirm();
+    else this.#confirm();
+  }
+
   #renderError(message: string): void {
-    this.root.replaceChildren(
-      el('style', { text: BASE_CSS }),
+    this.view.replaceChildren(
       el(
         'div',
         { class: 'box', part: 'container' },
@@ -74,60 +115,113 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
     );
   }
 
-  #header(): HTMLElement {
-    const r = this.#request as FormElementRequest;
-    return el(
-      'header',
-      { part: 'header' },
-      el('div', { class: 'who', part: 'server', text: `${inert(r.server, 80, false)} asks` }),
-      el('p', { class: 'message', part: 'message', text: inert(r.message, 2000) }),
-      ...(this.#session?.cautions() ?? []).map((text) =>
-        el('p', { class: 'warn', part: 'caution', text, attrs: { role: 'note' } }),
-      ),
-    );
-  }
-
   #render(): void {
     const session = this.#session;
-    if (session === undefined) {
-      this.root.replaceChildren();
+    const r = this.#request;
+    if (session === undefined || r === undefined) {
+      this.view.replaceChildren();
       return;
     }
-    const form = el('form', { part: 'form', attrs: { novalidate: '' } });
+    const id = `e${++uid}`;
+    const server = line(r.server, 80);
+    // The form is a landmark named by who asks and described by their message: the fields are
+    // inside it, so a screen reader ties them to both.
+    const form = el('form', {
+      part: 'form',
+      attrs: {
+        novalidate: '',
+        'aria-labelledby': `${id}-who`,
+        'aria-describedby': `${id}-message`,
+      },
+    });
     form.addEventListener('submit', (e) => {
       e.preventDefault();
+      if (this.answered) return;
       if (this.#reviewing) this.#submit();
       else this.#review();
     });
+    form.append(
+      el(
+        'header',
+        { part: 'header' },
+        el('p', {
+          class: 'who',
+          part: 'server',
+          text: `${server} asks`,
+          attrs: { id: `${id}-who`, dir: 'auto' },
+        }),
+        saidBlock(server, r.message, `${id}-message`),
+        ...session
+          .cautions()
+          .map((text) => el('p', { class: 'warn', part: 'caution', text, attrs: { dir: 'auto' } })),
+      ),
+    );
     if (this.#reviewing) {
       const list = el('dl', { part: 'review' });
       for (const f of session.fields)
         list.append(
-          el('dt', { text: inert(f.title ?? f.name, 200, false) }),
-          el('dd', { text: session.display(f, asText) }),
+          el('dt', { text: line(f.title ?? f.name, 200), attrs: { dir: 'auto' } }),
+          el('dd', { text: session.display(f, line), attrs: { dir: 'auto' } }),
         );
       form.append(el('p', { class: 'muted', text: 'Check your answers before sending.' }), list);
     } else {
       for (const f of session.fields) form.append(this.#field(session, f));
+      form.append(el('p', { class: 'error', part: 'error', text: this.#whole.join(' ') }));
     }
-    const actions = el(
-      'div',
-      { class: 'actions', part: 'actions' },
+    const actions = el('div', { class: 'actions', part: 'actions' });
+    this.#actions = actions;
+    this.#fillActions();
+    form.append(actions);
+    this.view.replaceChildren(el('div', { class: 'box', part: 'container' }, form));
+  }
+
+  #fillActions(): void {
+    this.#actions?.replaceChildren(
       el('button', {
         class: 'primary',
         part: 'submit',
         text: this.#reviewing ? 'Submit' : 'Review',
         attrs: { type: 'submit' },
       }),
-      this.#reviewing ? this.#button('Edit', () => this.#edit()) : undefined,
+      this.#reviewing ? this.#button('Edit', () => this.#edit()) : '',
       this.#button('Decline', () => this.finish({ action: 'decline' }), 'decline'),
       this.#button('Cancel', () => this.finish({ action: 'cancel' }), 'cancel'),
     );
-    form.append(actions);
-    this.root.replaceChildren(
-      el('style', { text: BASE_CSS }),
-      el('div', { class: 'box', part: 'container' }, this.#header(), form),
+  }
+
+  #confirm(): void {
+    const keep = this.#button('Keep editing', () => this.#closeConfirm(), 'keep');
+    const discard = this.#button(
+      'Discard and cancel',
+      () => this.finish({ action: 'cancel' }),
+      'discard',
     );
+    const question = `q${++uid}`;
+    this.#actions?.replaceChildren(
+      el(
+        'div',
+        {
+          class: 'actions',
+          part: 'confirm',
+          attrs: { role: 'group', 'aria-labelledby': question },
+        },
+        el('p', { text: 'Discard what you entered and cancel?', attrs: { id: question } }),
+        keep,
+        discard,
+      ),
+    );
+    this.#returnTo = this.root.activeElement as HTMLElement | null;
+    keep.focus();
+  }
+
+  #returnTo: HTMLElement | null = null;
+
+  #closeConfirm(): void {
+    this.#fillActions();
+    const back = this.#returnTo;
+    this.#returnTo = null;
+    if (back?.isConnected) back.focus();
+    else this.focus();
   }
 
   #button(text: string, onClick: () => void, part?: string): HTMLButtonElement {
@@ -145,57 +239,68 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
     const errorId = `${id}-error`;
     const hintId = `${id}-hint`;
     const error = session.error(f.name);
-    const label = `${inert(f.title ?? f.name, 200, false)}${f.required ? '' : ' (optional)'}`;
-    const describedBy = [
-      f.description === undefined ? '' : hintId,
-      error === undefined ? '' : errorId,
-    ]
+    const label = `${line(f.title ?? f.name, 200)}${f.required ? '' : ' (optional)'}`;
+    // The error is always referenced; while it is empty it says nothing.
+    const describedBy = [f.description === undefined ? '' : hintId, errorId]
       .filter(Boolean)
       .join(' ');
     const wrap = el('div', { part: 'field', attrs: { 'data-field': f.name } });
     const hint =
       f.description === undefined
         ? undefined
-        : el('p', { class: 'hint', text: inert(f.description, 1000), attrs: { id: hintId } });
+        : el('p', {
+            class: 'hint',
+            text: inert(f.description, 1000),
+            attrs: { id: hintId, dir: 'auto' },
+          });
     const errorNode = el('p', {
       class: 'error',
       part: 'error',
       text: error ?? '',
-      attrs: {
-        id: errorId,
-        role: 'alert',
-        'aria-live': 'polite',
-        ...(error === undefined ? { hidden: '' } : {}),
-      },
+      attrs: { id: errorId },
     });
-    // Shows the field's error (or none) after a change; the session keeps what was entered.
+    const invalid = (problem: string | undefined) => (problem === undefined ? 'false' : 'true');
+    // Shows the field's error (or none); the session keeps what was entered.
     const show = (problem: string | undefined) => {
       errorNode.textContent = problem ?? '';
-      errorNode.hidden = problem === undefined;
-      for (const input of wrap.querySelectorAll('input,select')) {
-        input.setAttribute('aria-invalid', problem === undefined ? 'false' : 'true');
-      }
+      for (const node of wrap.querySelectorAll('input,select,fieldset'))
+        node.setAttribute('aria-invalid', invalid(problem));
     };
-    const set = (value: unknown) => show(session.set(f, value));
+    const set = (value: unknown) => {
+      this.#touched = true;
+      show(session.set(f, value));
+    };
     const current = session.value(f.name);
     if (
       f.kind === 'boolean' ||
       f.kind === 'multiselect' ||
       (f.kind === 'select' && f.options.length <= 5)
     ) {
+      const radios = f.kind !== 'multiselect' && !(f.kind === 'boolean' && f.required);
       const group = el(
         'fieldset',
-        { attrs: { ...(describedBy === '' ? {} : { 'aria-describedby': describedBy }) } },
-        el('legend', { text: label }),
+        {
+          attrs: {
+            'aria-describedby': describedBy,
+            'aria-invalid': invalid(error),
+            ...(radios ? { role: 'radiogroup' } : {}),
+            ...(f.required && radios ? { 'aria-required': 'true' } : {}),
+          },
+        },
+        el('legend', { text: label, attrs: { dir: 'auto' } }),
       );
+      const choice = (input: HTMLInputElement, text: string) =>
+        group.append(
+          el('label', { class: 'choice', attrs: { for: input.id, dir: 'auto' } }, input, text),
+        );
       if (f.kind === 'boolean' && f.required) {
         // Required: a checkbox, whose unchecked state is an answer (No).
-        const box = el('input', { attrs: { type: 'checkbox', id, name: f.name } });
+        const box = el('input', {
+          attrs: { type: 'checkbox', id, name: f.name, 'aria-invalid': invalid(error) },
+        });
         box.checked = current === true;
         box.addEventListener('change', () => set(box.checked));
-        group.append(
-          el('label', { class: 'choice', attrs: { for: id } }, box, document.createTextNode('Yes')),
-        );
+        choice(box, 'Yes');
       } else if (f.kind === 'boolean') {
         // Optional: None / Yes / No, so "not answered" stays distinct from No.
         const choices: [string, string, boolean | undefined][] = [
@@ -204,48 +309,37 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
           ['no', 'No', false],
         ];
         for (const [value, text, answer] of choices) {
-          const oid = `${id}-${value || 'none'}`;
           const radio = el('input', {
-            attrs: { type: 'radio', id: oid, name: `${id}-${f.name}`, value },
+            attrs: {
+              type: 'radio',
+              id: `${id}-${value || 'none'}`,
+              name: `${id}-${f.name}`,
+              value,
+            },
           });
           radio.checked = current === answer;
           radio.addEventListener('change', () => set(answer));
-          group.append(
-            el(
-              'label',
-              { class: 'choice', attrs: { for: oid } },
-              radio,
-              document.createTextNode(text),
-            ),
-          );
+          choice(radio, text);
         }
       } else {
         const multi = f.kind === 'multiselect';
         if (!multi && !f.required) {
           // An optional choice can be left empty, also after picking one.
-          const oid = `${id}-none`;
           const none = el('input', {
-            attrs: { type: 'radio', id: oid, name: `${id}-${f.name}`, value: '' },
+            attrs: { type: 'radio', id: `${id}-none`, name: `${id}-${f.name}`, value: '' },
           });
           none.checked = current === undefined;
           none.addEventListener('change', () => set(undefined));
-          group.append(
-            el(
-              'label',
-              { class: 'choice', attrs: { for: oid } },
-              none,
-              document.createTextNode('None'),
-            ),
-          );
+          choice(none, 'None');
         }
         f.options.forEach((o, i) => {
-          const oid = `${id}-${i}`;
           const input = el('input', {
             attrs: {
               type: multi ? 'checkbox' : 'radio',
-              id: oid,
+              id: `${id}-${i}`,
               name: `${id}-${f.name}`,
               value: o.value,
+              ...(multi ? { 'aria-invalid': invalid(error) } : {}),
             },
           });
           input.checked = multi
@@ -253,19 +347,9 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
             : current === o.value;
           input.addEventListener('change', () => {
             if (!multi) return set(o.value);
-            const chosen = [...group.querySelectorAll<HTMLInputElement>('input:checked')].map(
-              (x) => x.value,
-            );
-            set(chosen);
+            set([...group.querySelectorAll<HTMLInputElement>('input:checked')].map((x) => x.value));
           });
-          group.append(
-            el(
-              'label',
-              { class: 'choice', attrs: { for: oid } },
-              input,
-              document.createTextNode(inert(o.label, 200, false)),
-            ),
-          );
+          choice(input, line(o.label, 200));
         });
         if (multi && (f.minItems !== undefined || f.maxItems !== undefined)) {
           group.append(
@@ -276,16 +360,16 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
           );
         }
       }
-      wrap.append(group, hint ?? document.createTextNode(''), errorNode);
+      wrap.append(group, hint ?? '', errorNode);
       return wrap;
     }
-    wrap.append(el('label', { text: label, attrs: { for: id } }));
+    wrap.append(el('label', { text: label, attrs: { for: id, dir: 'auto' } }));
     let input: HTMLInputElement | HTMLSelectElement;
     if (f.kind === 'select') {
       const select = el('select', { attrs: { id, name: f.name } });
       select.append(el('option', { text: 'Choose…', attrs: { value: '' } }));
       for (const o of f.options) {
-        const opt = el('option', { text: inert(o.label, 200, false), attrs: { value: o.value } });
+        const opt = el('option', { text: line(o.label, 200), attrs: { value: o.value } });
         opt.selected = current === o.value;
         select.append(opt);
       }
@@ -304,7 +388,7 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
                 : f.format === 'date-time'
                   ? 'datetime-local'
                   : 'text';
-      const text = el('input', { attrs: { id, name: f.name, type } });
+      const text = el('input', { attrs: { id, name: f.name, type, dir: 'auto' } });
       if (f.kind === 'number') {
         if (f.minimum !== undefined) text.min = String(f.minimum);
         if (f.maximum !== undefined) text.max = String(f.maximum);
@@ -320,40 +404,48 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
           : entered;
       if (f.kind === 'text' && f.format !== undefined)
         text.placeholder = formatHint(f.format).replace(/^Enter /, '');
-      text.addEventListener('change', () => {
+      // Each keystroke goes to the session; a shown error is re-checked as they type, and
+      // leaving the field changes nothing on screen.
+      text.addEventListener('input', () => {
+        this.#touched = true;
         let raw = text.value;
         // datetime-local has no offset: the person's local time, sent in UTC.
-        if (f.kind === 'text' && f.format === 'date-time' && raw !== '')
-          raw = new Date(raw).toISOString().replace(/\.\d{3}Z$/, 'Z');
-        show(session.enter(f, raw));
+        if (f.kind === 'text' && f.format === 'date-time' && raw !== '') {
+          const at = new Date(raw);
+          if (!Number.isNaN(at.getTime())) raw = at.toISOString().replace(/\.\d{3}Z$/, 'Z');
+        }
+        const problem = session.enter(f, raw);
+        if (errorNode.textContent !== '') show(problem);
       });
       input = text;
     }
     if (f.required) input.setAttribute('aria-required', 'true');
-    if (describedBy !== '') input.setAttribute('aria-describedby', describedBy);
-    input.setAttribute('aria-invalid', error === undefined ? 'false' : 'true');
-    wrap.append(input, hint ?? document.createTextNode(''), errorNode);
+    input.setAttribute('aria-describedby', describedBy);
+    input.setAttribute('aria-invalid', invalid(error));
+    wrap.append(input, hint ?? '', errorNode);
     return wrap;
   }
 
   #review(): void {
     const session = this.#session as FormSession;
-    // Pick up values typed but not yet committed by a change event.
-    for (const input of this.root.querySelectorAll<HTMLInputElement>(
-      'input[type=text],input[type=email],input[type=url],input[type=date],input[type=number],input[type=datetime-local]',
-    )) {
-      input.dispatchEvent(new Event('change'));
-    }
     // Checkboxes answer even untouched: a required yes/no is No, a required multi-select is none.
     for (const f of session.fields)
       if (f.required && session.value(f.name) === undefined) {
         if (f.kind === 'boolean') session.set(f, false);
         else if (f.kind === 'multiselect') session.set(f, []);
       }
-    if (!session.submit().ok) {
+    const result = session.submit();
+    this.#whole = result.ok
+      ? []
+      : result.problems.filter((p) => p.field === undefined).map((p) => inert(p.message, 500));
+    if (!result.ok) {
       this.#render();
-      const first = this.root.querySelector<HTMLElement>('[aria-invalid="true"]');
-      first?.focus();
+      const count = result.problems.length;
+      // One announcement; the focused field then reads its own error.
+      this.announce(
+        count === 1 ? 'One answer needs attention.' : `${count} answers need attention.`,
+      );
+      this.root.querySelector<HTMLElement>('[aria-invalid="true"]:not(fieldset)')?.focus();
       return;
     }
     this.#reviewing = true;
@@ -364,7 +456,7 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
   #edit(): void {
     this.#reviewing = false;
     this.#render();
-    this.root.querySelector<HTMLElement>('input,select')?.focus();
+    this.focus();
   }
 
   #submit(): void {
@@ -381,5 +473,16 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
   }
 }
 
-/** The elements set server text with textContent, so it needs no escaping, only a length cap. */
-const asText = (text: string, max: number) => inert(text, max, false);
+/** Equal requests: same text, and the same schema, issues and initial values as JSON. */
+function same(a: FormElementRequest, b: FormElementRequest | undefined): boolean {
+  if (b === undefined || a.server !== b.server || a.message !== b.message) return false;
+  if (a.schema !== b.schema) return false;
+  try {
+    return (
+      JSON.stringify([a.requestedSchema, a.issues, a.initial]) ===
+      JSON.stringify([b.requestedSchema, b.issues, b.initial])
+    );
+  } catch {
+    return false;
+  }
+}

@@ -1,6 +1,7 @@
 /**
  * elicit/web: framework-free custom elements for elicitation, and a renderer for elicit/client.
- * Importing this module defines `<elicit-form>` and `<elicit-url-consent>`.
+ * Importing this module defines `<elicit-form>` and `<elicit-url-consent>`, and types them for
+ * `document.createElement`/`querySelector` (React 19 JSX types: `elicit/web/react`).
  */
 import { ElicitUrlConsentElement } from './consent-element.ts';
 import { ElicitFormElement } from './form-element.ts';
@@ -10,6 +11,13 @@ if (typeof customElements !== 'undefined') {
     customElements.define('elicit-form', ElicitFormElement);
   if (customElements.get('elicit-url-consent') === undefined)
     customElements.define('elicit-url-consent', ElicitUrlConsentElement);
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'elicit-form': ElicitFormElement;
+    'elicit-url-consent': ElicitUrlConsentElement;
+  }
 }
 
 export {
@@ -22,4 +30,5 @@ export {
   type ElicitResponseDetail,
   type FormElementRequest,
 } from './form-element.ts';
+export { CONSENT_ARM_MS, MESSAGE_LIMITS } from './limits.ts';
 export { type WebRendererOptions, webRenderer } from './renderer.ts';

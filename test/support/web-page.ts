@@ -9,7 +9,10 @@ export async function bundle(input: string): Promise<string> {
   return (output[0] as { code: string }).code;
 }
 
-export async function startTestPage(): Promise<{
+/** The strictest policy the elements work under: scripts and styles from the page's origin only. */
+export const STRICT_CSP = "default-src 'none'; script-src 'self'; style-src 'self'";
+
+export async function startTestPage(options: { csp?: string } = {}): Promise<{
   url: string;
   hits: string[];
   close(): Promise<void>;
@@ -24,10 +27,10 @@ export async function startTestPage(): Promise<{
       return void res
         .writeHead(200, {
           'content-type': 'text/html',
-          'content-security-policy': "default-src 'self'; style-src 'self' 'unsafe-inline'",
+          'content-security-policy': options.csp ?? STRICT_CSP,
         })
         .end(
-          '<!doctype html><html><head><meta charset="utf-8"><title>elements</title><script type="module" src="/elements.js"></script></head><body><main id="root"></main></body></html>',
+          '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>elements</title><script type="module" src="/elements.js"></script></head><body><main id="root"></main></body></html>',
         );
     }
     res.writeHead(404).end();

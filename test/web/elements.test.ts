@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeUrl } from '../../src/url/index.ts';
+import { CONSENT_ARM_MS } from '../../src/web/limits.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { startTestPage } from '../support/web-page.ts';
 
@@ -210,11 +211,11 @@ describe('<elicit-form>', () => {
     const described = await page.evaluate(() => {
       const root = document.querySelector('elicit-form')?.shadowRoot;
       const input = root?.querySelector('input[name=email]');
-      return root
-        ?.getElementById(input?.getAttribute('aria-describedby') ?? '')
-        ?.getAttribute('role');
+      return (input?.getAttribute('aria-describedby') ?? '')
+        .split(' ')
+        .map((id) => root?.getElementById(id)?.textContent);
     });
-    expect(described).toBe('alert');
+    expect(described).toEqual(['Enter an email address such as name@example.com.']);
     expect(await responses(page)).toEqual([]);
     await page.close();
   });
@@ -387,7 +388,7 @@ describe('<elicit-url-consent>', () => {
     const shown = await page.evaluate(() => {
       const root = document.querySelector('elicit-url-consent')?.shadowRoot;
       return {
-        warnings: [...(root?.querySelectorAll('.warn') ?? [])].map((w) => w.textContent),
+        warnings: [...(root?.querySelectorAll('.warn > p') ?? [])].map((w) => w.textContent),
         site: root?.querySelector('mark')?.textContent,
         open: root?.querySelector('[part=open]') !== null,
         links: root?.querySelectorAll('a,img,link,iframe').length,
@@ -405,6 +406,7 @@ describe('<elicit-url-consent>', () => {
       expect(site.hits.length).toBe(before + 2); // the page and its script only
       if (href === 'https://аpple.com/login')
         await page.screenshot({ path: 'test-results/elicit-url-consent.png', fullPage: true });
+      await page.waitForTimeout(CONSENT_ARM_MS);
       await page.click('elicit-url-consent >> [part=open]');
       const opened = await page.evaluate(() => (window as unknown as { opened: unknown[] }).opened);
       expect(opened).toEqual([[analysis.href, '_blank', 'noopener,noreferrer']]);
