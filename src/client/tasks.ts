@@ -405,7 +405,8 @@ export async function followTask(
           });
       await new Promise<void>((resolve) => {
         wake = resolve;
-        void sleep(interval, signal).then(resolve);
+        // An abort rejects the sleep: it wakes the loop like the interval's end, never unhandled.
+        sleep(interval, signal).then(resolve, resolve);
       });
       wake = undefined;
     }

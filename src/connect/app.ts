@@ -19,7 +19,7 @@
 import { Hono } from 'hono';
 import { ElicitError } from '../errors.ts';
 import { ELICIT_CONNECT_INSECURE } from '../kernel/error-codes.ts';
-import type { Store } from '../kernel/store.ts';
+import { type Store, StoreError } from '../kernel/store.ts';
 import type { UrlPort } from '../server/url-port.ts';
 import { mountAccountRoutes } from './account-routes.ts';
 import { readForm } from './body.ts';
@@ -30,6 +30,7 @@ import type { ConnectLimits } from './limits.ts';
 import type { Login, LoginEvent } from './login.ts';
 import type { Provider, ProviderConfig } from './oauth.ts';
 import { mountOAuthCallback, oauthPage } from './oauth-routes.ts';
+import { failed, unavailable } from './pages.ts';
 import type { Records } from './records.ts';
 import { mountRecordPosts, secretPage } from './secret-routes.ts';
 import { type Vault, vaultEntryName } from './vault.ts';
@@ -41,6 +42,8 @@ export type ConnectEvent =
   | { type: 'csrf_refused'; id: string }
   | { type: 'completed'; id: string; purpose: string }
   | { type: 'login_rate_limited'; address: string }
+  /** The store or the completion bus failed (the browser got a 503 page); `error` has the cause. */
+  | { type: 'store_failed'; what: string; error: unknown }
   | LoginEvent;
 
 export interface ConnectOptions {
@@ -83,6 +86,13 @@ export interface ConnectApp extends UrlPort {
   readonly limits: ConnectLimits;
 }
 
+/** Whether `error` (or what it wraps) is a store that failed. */
+function isStoreFailure(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
+    if (e instanceof StoreError) return true;
+  return false;
+}
+
 /** createConnectApp was given options it cannot serve safely. */
 export class ConnectConfigError extends ElicitError {}
 
@@ -118,6 +128,13 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
     return checked.record.purpose === 'connect' ? oauthPage(ctx, checked) : secretPage(checked);
   });
   mountRecordPosts(app, ctx);
+  // A failing store is a 503 page that says to try again, with nothing of the driver's text;
+  // any other error a plain 500 page. Never Hono's bare default, never a stack.
+  app.onError((error) => {
+    const store = isStoreFailure(error);
+    ctx.log({ type: 'store_failed', what: store ? 'store' : 'page', error });
+    return store ? unavailable() : failed('Something went wrong on the server.', null, 500);
+  });
 
   return {
     app,

@@ -142,7 +142,11 @@ export function pagesContext(options: ConnectOptions, baseUrl: URL): PagesContex
     },
     async settle(id, status) {
       if ((await options.records.finish(id, status)) === undefined) return false;
-      await options.bus.publish({ id, status });
+      // The record has ended in the store: a bus that fails now must not make the page say
+      // otherwise. Waiting requests read the store too and see the end at their next poll.
+      await options.bus.publish({ id, status }).catch((error: unknown) => {
+        log({ type: 'store_failed', what: 'completion bus', error });
+      });
       return true;
     },
   };

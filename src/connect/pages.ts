@@ -83,6 +83,18 @@ export function done(message: string, who: Who | null): Response {
   });
 }
 
+/** The store is down: nothing was done, and trying again in a moment will work. */
+export function unavailable(): Response {
+  const res = render({
+    title: 'Try again in a moment',
+    who: null,
+    status: 503,
+    body: '<h1>This page is unavailable for a moment</h1><p>The server could not reach its storage, so nothing was saved or changed.</p><p class="muted">Reload this page in a few seconds.</p>',
+  });
+  res.headers.set('retry-after', '5');
+  return res;
+}
+
 export function failed(message: string, who: Who | null, status = 400): Response {
   return render({
     title: 'Something went wrong',

@@ -3,7 +3,7 @@
  * and consent pages, and a small calendar API that accepts only its own access tokens.
  * oidc-provider is an optional dependency; without it the demo leaves the calendar out.
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface DemoIdp {
@@ -41,21 +41,26 @@ export async function startDemoIdp(redirectUri: string): Promise<DemoIdp | undef
     cookies: { keys: ['elicit-demo-cookie-key-not-secret'] },
   } as never);
   const callback = provider.callback();
-  server.on('request', async (req, res) => {
-    if (req.url?.startsWith('/calendar')) {
-      const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
-      const found = token === '' ? undefined : await provider.AccessToken.find(token);
-      if (found === undefined) return void res.writeHead(401).end('unauthorized');
-      const day = new Date().toISOString().slice(0, 10);
-      return void res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          owner: found.accountId,
-          day,
-          events: ['09:30 Standup', '12:00 Lunch with Ada', '16:00 Design review'],
-        }),
-      );
-    }
-    callback(req, res);
+  // A failed token lookup answers 500 for that request; a rejection here would end the process.
+  const calendar = async (req: IncomingMessage, res: ServerResponse) => {
+    const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+    const found = token === '' ? undefined : await provider.AccessToken.find(token);
+    if (found === undefined) return void res.writeHead(401).end('unauthorized');
+    const day = new Date().toISOString().slice(0, 10);
+    return void res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        owner: found.accountId,
+        day,
+        events: ['09:30 Standup', '12:00 Lunch with Ada', '16:00 Design review'],
+      }),
+    );
+  };
+  server.on('request', (req, res) => {
+    if (!req.url?.startsWith('/calendar')) return callback(req, res);
+    calendar(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500).end('calendar unavailable');
+      else res.destroy();
+    });
   });
   return {
     issuer,

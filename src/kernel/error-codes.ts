@@ -61,6 +61,7 @@ export const ELICIT_STATE_TOO_LARGE = 'ELICIT_STATE_TOO_LARGE';
 export const ELICIT_ONCE_STORE_FULL = 'ELICIT_ONCE_STORE_FULL';
 export const ELICIT_ONCE_STORE_UNAVAILABLE = 'ELICIT_ONCE_STORE_UNAVAILABLE';
 export const ELICIT_ONCE_PROCESS_LOCAL = 'ELICIT_ONCE_PROCESS_LOCAL';
+export const ELICIT_BACKGROUND_FAILED = 'ELICIT_BACKGROUND_FAILED';
 export const ELICIT_TASK_LIMIT = 'ELICIT_TASK_LIMIT';
 export const ELICIT_TASK_TOO_LARGE = 'ELICIT_TASK_TOO_LARGE';
 export const ELICIT_TASK_CONFLICT = 'ELICIT_TASK_CONFLICT';
@@ -270,8 +271,16 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
   },
   [ELICIT_ONCE_STORE_UNAVAILABLE]: {
     part: 'server',
-    reach: 'local',
-    meaning: 'An ask.once marker could not be recorded; the step did not run.',
+    reach: 'wire',
+    rpc: -32603,
+    meaning:
+      'An ask.once marker could not be recorded (the store failed); the step did not run. The call ends with -32603, data.code ELICIT_ONCE_STORE_UNAVAILABLE and a fixed message.',
+  },
+  [ELICIT_BACKGROUND_FAILED]: {
+    part: 'server',
+    reach: 'warning',
+    meaning:
+      "Work running outside any request (a URL-mode wait's poll, a task's lease renewal, progress or journal write, a listen stream's read) failed; told once until it works again, while the work is retried or its request fails.",
   },
   [ELICIT_ONCE_PROCESS_LOCAL]: {
     part: 'server',
@@ -360,9 +369,10 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
   },
   [ELICIT_STORE_FULL]: {
     part: 'store',
-    reach: 'local',
+    reach: 'wire',
+    rpc: -32603,
     meaning:
-      "The store has no room: the memory store holds maxEntries live entries (`limit` says how many), or the disk or database is full; nothing was written. The driver's own error is the `cause`.",
+      "The store has no room: the memory store holds maxEntries live entries (`limit` says how many), or the disk or database is full; nothing was written. The driver's own error is the `cause`. A request it ends gets -32603 with data.code and a fixed message.",
   },
   [ELICIT_STORE_KEY]: {
     part: 'store',
@@ -376,9 +386,10 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
   },
   [ELICIT_STORE_UNAVAILABLE]: {
     part: 'store',
-    reach: 'local',
+    reach: 'wire',
+    rpc: -32603,
     meaning:
-      "The store could not be reached or refused the operation (connection lost, read-only, locked); the driver's own error is the `cause`, its text never reaches a client.",
+      "The store could not be reached or refused the operation (connection lost, read-only, locked); the driver's own error is the `cause`. A request it ends gets -32603 with data.code and a fixed message: the driver's text never reaches a client.",
   },
   [ELICIT_ELICITATION_REFUSED]: {
     part: 'client',
@@ -578,6 +589,7 @@ export type ElicitErrorCode =
   | typeof ELICIT_ONCE_STORE_FULL
   | typeof ELICIT_ONCE_STORE_UNAVAILABLE
   | typeof ELICIT_ONCE_PROCESS_LOCAL
+  | typeof ELICIT_BACKGROUND_FAILED
   | typeof ELICIT_TASK_LIMIT
   | typeof ELICIT_TASK_TOO_LARGE
   | typeof ELICIT_TASK_CONFLICT

@@ -70,12 +70,15 @@ export class OnceStoreFullError extends ElicitError {
   }
 }
 
-/** The once store could not be reached: the step is refused, not run. */
+/**
+ * The once store could not be reached: the step is refused, not run. The store's error is the
+ * `cause`, never in the message (a client may see the message).
+ */
 export class OnceStoreUnavailableError extends ElicitError {
   constructor(key: string, cause: unknown) {
     super(
       'ELICIT_ONCE_STORE_UNAVAILABLE',
-      `The one-time step "${key}" was not run because its marker could not be recorded (${cause instanceof Error ? cause.message : String(cause)}). Nothing was done; try again when the store is back.`,
+      `The one-time step "${key}" was not run because its marker could not be recorded (the store failed; the cause has its error). Nothing was done; try again when the store is back.`,
       { cause },
     );
   }

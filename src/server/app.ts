@@ -24,6 +24,7 @@ import { memoryStore } from '../store/memory.ts';
 import { onceStoreFrom } from '../store/once.ts';
 import { type Ask, type AskLimits, DEFAULT_ASK_LIMITS } from './ask.ts';
 import { checkLimits } from './errors.ts';
+import { Faults } from './faults.ts';
 import { type Era, type Gate, installGate } from './gate.ts';
 import { memoryOnceStore, type OnceStore } from './once-store.ts';
 import { PendingAsks } from './pending.ts';
@@ -204,6 +205,8 @@ export class ElicitServer {
   readonly once: OnceStore;
   /** Asks waiting for a person now, with the caps of `limits`. */
   readonly pending: PendingAsks;
+  /** @internal failures of work outside any request, told once through `onWarning`. */
+  readonly faults: Faults;
   /** @internal how long a one-time marker lives. */
   readonly onceTtlMs: number;
   /** @internal tasks: their store, limits and the handlers running in this process. */
@@ -226,6 +229,7 @@ export class ElicitServer {
       audience: options.audience ?? options.name,
     });
     this.pending = new PendingAsks(this.limits);
+    this.faults = new Faults(options.onWarning ?? warnToConsole);
     const store = options.store ?? options.connect?.app.store;
     this.once = store === undefined ? memoryOnceStore() : onceStoreFrom(store);
     // Any state of a conversation lacking a step's result can be presented until the last
@@ -250,6 +254,7 @@ export class ElicitServer {
       onceTtlMs: this.onceTtlMs,
       pending: this.pending,
       connect: options.connect,
+      faults: this.faults,
       owner: Buffer.from(randomBytes(12)).toString('base64url'),
       running: new Map(),
       entry: (name) => entries.find((e) => e.kind === 'tool' && e.name === name && e.task),

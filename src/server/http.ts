@@ -276,7 +276,9 @@ export async function listen(
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }
-    void handler(req, res);
+    // The adapter answers a failing fetch with 500 itself; this catch is for what is left (a
+    // socket that broke while the answer was written): that one request ends, nothing else.
+    handler(req, res).catch(() => res.destroy());
   });
   const host = options.host ?? '127.0.0.1';
   if (!isLoopbackHost(host)) servedBy.get(entry)?.(`listening on ${JSON.stringify(host)}`);

@@ -16,6 +16,7 @@ import { type Ask, type AskLimits, declares } from './ask.ts';
 import { createAsk } from './asks.ts';
 import type { Engine, Receiver, UrlOutcome } from './engine.ts';
 import { AskAbandonedError, AskTimeoutError, ElicitationUnsupportedError } from './errors.ts';
+import type { Faults } from './faults.ts';
 import { type KeepAlive, progressKeepAlive } from './keep-alive.ts';
 import type { PendingAsks } from './pending.ts';
 import {
@@ -33,6 +34,8 @@ export interface PushServer {
   /** The server's count of waiting asks; a call's session is its McpServer. */
   readonly pending: PendingAsks;
   readonly options: { readonly connect?: ConnectSettings | undefined };
+  /** Where failures of work outside the request (a URL-mode wait's poll) are told. */
+  readonly faults: Faults;
 }
 
 export function legacyAsk(
@@ -277,7 +280,7 @@ class PushEngine implements Engine {
     }
     const waitMs = settings.waitMs ?? this.limits.timeoutMs;
     const status = await this.#waitFor(subject, () =>
-      waitForRecord(settings, record.id, waitMs, mcpReq.signal),
+      waitForRecord(settings, record.id, waitMs, this.#server.faults, mcpReq.signal),
     );
     if (mcpReq.signal.aborted)
       throw new AskAbandonedError(subject, { cause: mcpReq.signal.reason });

@@ -10,6 +10,7 @@ import { type Ask, type AskLimits, declares } from './ask.ts';
 import { createAsk } from './asks.ts';
 import { type Engine, ESCALATE, SUSPEND, type UrlOutcome, urlStepKey } from './engine.ts';
 import { AskUsageError, ElicitationUnsupportedError, ReplayError } from './errors.ts';
+import type { Faults } from './faults.ts';
 import { type OnceStore, OnceStoreFullError, OnceStoreUnavailableError } from './once-store.ts';
 import type { PendingAsks } from './pending.ts';
 import {
@@ -87,6 +88,8 @@ export interface Run {
   readonly signal: AbortSignal;
   /** The server's count of waiting asks (a request waiting for a URL step holds a slot). */
   readonly waits: PendingAsks;
+  /** Where failures of work outside the request (a URL-mode wait's poll) are told. */
+  readonly faults: Faults;
   /** `ask.background()` turns this call into a task (ESCALATE); otherwise it goes on. */
   readonly escalate?: boolean;
 }
@@ -154,6 +157,7 @@ export function modernEngine(run: Run): Engine {
                 settings,
                 waiting,
                 Math.min(settings.waitMs ?? 60_000, 60_000),
+                run.faults,
                 run.signal,
               ),
           );

@@ -19,6 +19,7 @@ import type { Json } from '../kernel/store.ts';
 import type { Ask, AskLimits } from './ask.ts';
 import { ESCALATE } from './engine.ts';
 import { RoundsExceededError } from './errors.ts';
+import type { Faults } from './faults.ts';
 import type { Era, Gate } from './gate.ts';
 import { legacyAsk } from './legacy.ts';
 import type { OnceStore } from './once-store.ts';
@@ -56,6 +57,7 @@ export interface RunnerServer {
   readonly onceTtlMs: number;
   readonly pending: PendingAsks;
   readonly tasks: TaskHost;
+  readonly faults: Faults;
   principalOf(ctx: ServerContext): string;
 }
 
@@ -188,6 +190,7 @@ async function invokeReplayed(
     connect: server.options.connect,
     signal: ctx.mcpReq.signal,
     waits: server.pending,
+    faults: server.faults,
     escalate: asTask,
   };
   let out: unknown;

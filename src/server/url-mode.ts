@@ -6,6 +6,7 @@
  */
 import { ElicitError } from '../errors.ts';
 import { ELICIT_ASK_USAGE } from '../kernel/error-codes.ts';
+import type { Faults } from './faults.ts';
 import type { Connection, RecordPurpose, UrlPort, UrlRecord } from './url-port.ts';
 
 export type { Connection } from './url-port.ts';
@@ -47,29 +48,50 @@ export function connection(
   return settings.app.connection(principal, provider);
 }
 
-/** Resolves when the record leaves `pending` (via the bus, with a store check against races). */
+/** How often a wait reads its record: normally, and while the store is failing (to resume fast). */
+const POLL_MS = 2000;
+const RETRY_MS = 250;
+
+/**
+ * Resolves when the record leaves `pending` (via the bus, with a store check against races),
+ * or with `timeout`. Never rejects: a store that fails while the person is on the page is told
+ * once to `faults` and read again every quarter second, so the wait goes on as soon as the
+ * store is back; the wait's own bound (`ms`, the signal) still ends it.
+ */
 export function waitForRecord(
   settings: ConnectSettings,
   id: string,
   ms: number,
+  faults: Faults,
   signal?: AbortSignal,
 ): Promise<UrlRecord['status'] | 'timeout'> {
   const { records, bus } = settings.app;
   return new Promise((resolve) => {
     let settled = false;
+    let poll: ReturnType<typeof setTimeout> | undefined;
     const finish = (status: UrlRecord['status'] | 'timeout') => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      clearInterval(poll);
+      clearTimeout(poll);
       unsubscribe();
       signal?.removeEventListener('abort', onAbort);
       resolve(status);
     };
     const check = async () => {
-      const r = await records.get(id);
-      if (r === undefined) finish('expired');
-      else if (r.status !== 'pending') finish(r.status);
+      poll = undefined;
+      let next = POLL_MS;
+      try {
+        const r = await records.get(id);
+        faults.recovered(WAIT);
+        if (r === undefined) finish('expired');
+        else if (r.status !== 'pending') finish(r.status);
+      } catch (error) {
+        faults.failed(WAIT, error);
+        next = RETRY_MS;
+      }
+      // The bus is the fast path; a slow poll covers a missed event (e.g. a replica restart).
+      if (!settled) poll = setTimeout(() => void check(), next);
     };
     const unsubscribe = bus.subscribe((e) => {
       if (e.id === id) finish(e.status);
@@ -77,11 +99,11 @@ export function waitForRecord(
     const onAbort = () => finish('timeout');
     signal?.addEventListener('abort', onAbort, { once: true });
     const timer = setTimeout(() => finish('timeout'), ms);
-    // The bus is the fast path; a slow poll covers a missed event (e.g. a replica restart).
-    const poll = setInterval(() => void check(), 2000);
     void check();
   });
 }
+
+const WAIT = 'A URL-mode wait reading its record';
 
 export function linkMessage(
   purpose: RecordPurpose,

@@ -7,6 +7,10 @@
  * - a missing client capability on 2026-07-28 is -32021 with `data.requiredCapabilities`
  *   (HTTP 400, which the SDK's transport sets for that code); 2025 revisions have no such
  *   code, so a tool answers `isError` there;
+ * - a store failure (`StoreError` ELICIT_STORE_UNAVAILABLE or ELICIT_STORE_FULL, and
+ *   `OnceStoreUnavailableError`) is -32603 with `data.code` and a fixed message, on every era
+ *   and kind: it is the server's trouble, not the tool's answer, and the driver's own text
+ *   (kept as the error's `cause`) never reaches the client;
  * - any other elicit error from a prompt or resource is -32602 with `data.code`.
  * McpServer turns everything a tool throws (but -32042) into an `isError` result through its
  * `createToolError`: a tool's wire error leaves the tool as an error whose message names it, and
@@ -23,7 +27,13 @@ import {
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server';
 import { ElicitError } from '../errors.ts';
+import {
+  ELICIT_ONCE_STORE_UNAVAILABLE,
+  ELICIT_STORE_FULL,
+  ELICIT_STORE_UNAVAILABLE,
+} from '../kernel/error-codes.ts';
 import { guardParams, refuseParamsNotObject } from '../kernel/params-guard.ts';
+import { OnceStoreUnavailableError, StoreError } from '../kernel/store.ts';
 import { ElicitationUnsupportedError, TooManyPendingAsksError } from './errors.ts';
 import { refusalOnWire } from './pending.ts';
 
@@ -36,6 +46,25 @@ const REQUIRED: Readonly<Record<string, ClientCapabilities>> = {
   roots: { roots: {} },
 };
 
+/** What a client reads for a store failure, by code: fixed text, nothing of the driver's. */
+export const STORE_FAILURE_MESSAGES: Readonly<Record<string, string>> = Object.freeze({
+  [ELICIT_STORE_UNAVAILABLE]:
+    "The server's storage is unavailable right now, so this request did not finish. Try again in a moment.",
+  [ELICIT_STORE_FULL]:
+    "The server's storage is full, so this request did not finish. Try again later.",
+  [ELICIT_ONCE_STORE_UNAVAILABLE]:
+    "A one-time step could not be recorded because the server's storage is unavailable, so it was not run. Try again in a moment.",
+});
+
+/** -32603 with `data.code` for a store failure; undefined for anything else. */
+export function storeFailureOnWire(error: unknown): ProtocolError | undefined {
+  if (!(error instanceof StoreError || error instanceof OnceStoreUnavailableError))
+    return undefined;
+  const message = STORE_FAILURE_MESSAGES[error.code];
+  if (message === undefined) return undefined;
+  return new ProtocolError(ProtocolErrorCode.InternalError, message, { code: error.code });
+}
+
 /** The JSON-RPC error `error` becomes, or undefined when it is the tool's answer (or a bug). */
 export function wireError(
   error: unknown,
@@ -43,6 +72,8 @@ export function wireError(
   era: 'legacy' | 'modern',
 ): ProtocolError | undefined {
   if (error instanceof TooManyPendingAsksError) return refusalOnWire(error);
+  const store = storeFailureOnWire(error);
+  if (store !== undefined) return store;
   if (error instanceof ProtocolError) return error;
   if (error instanceof ElicitationUnsupportedError && era === 'modern')
     return new MissingRequiredClientCapabilityError(

@@ -21,12 +21,14 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { ElicitError } from '../../errors.ts';
+import { ELICIT_STORE_UNAVAILABLE } from '../../kernel/error-codes.ts';
 import { pooledRandom } from '../../kernel/random.ts';
-import type { Json, Store } from '../../kernel/store.ts';
+import { type Json, type Store, StoreError } from '../../kernel/store.ts';
 import type { AskLimits } from '../ask.ts';
 import { createAsk } from '../asks.ts';
 import { type Engine, SUSPEND } from '../engine.ts';
 import { RoundsExceededError } from '../errors.ts';
+import type { Faults } from '../faults.ts';
 import type { OnceStore } from '../once-store.ts';
 import type { PendingAsks } from '../pending.ts';
 import { type Journal, modernEngine, type Run } from '../replay.ts';
@@ -68,6 +70,8 @@ export interface TaskHost {
   readonly onceTtlMs: number;
   readonly pending: PendingAsks;
   readonly connect: ConnectSettings | undefined;
+  /** Where failures of the work a task does outside any request are told. */
+  readonly faults: Faults;
   /** This process, as lease owner. */
   readonly owner: string;
   /** Handlers running in this process, by task id. */
@@ -154,10 +158,46 @@ export function drive(
   principal: string,
   base: ServerContext,
 ): Promise<void> {
-  // Runs detached from any request: a store that fails here leaves the lease to lapse, and the
-  // next tasks/get takes the task over (or fails it once it was taken over too often).
-  return runOnce(host, id, principal, base).catch(() => {});
+  // Runs detached from any request: a store that fails past every retry leaves the lease to
+  // lapse, and the next tasks/get takes the task over (or fails it once it was taken over too
+  // often). The failure is told to the server's onWarning, never left unhandled.
+  return runOnce(host, id, principal, base).catch((error: unknown) =>
+    host.faults.failed(RUN, error),
+  );
 }
+
+/**
+ * A task write that must happen for the task to go on (a step's result, the parking, the end):
+ * while the store is unavailable it is tried again, every 100 ms growing to 500 ms, for as long
+ * as the lease (`until()`) holds; then the store's error is thrown and the lease lapses (see
+ * docs/server.md, "When the store fails").
+ */
+export async function whileLeased<T>(
+  faults: Faults,
+  until: () => number,
+  write: () => Promise<T>,
+): Promise<T> {
+  for (let wait = 100; ; wait = Math.min(wait * 2, 500)) {
+    try {
+      const out = await write();
+      faults.recovered(JOURNAL);
+      return out;
+    } catch (error) {
+      if (!transient(error) || Date.now() + wait >= until()) throw error;
+      faults.failed(JOURNAL, error);
+      await new Promise((r) => setTimeout(r, wait).unref());
+    }
+  }
+}
+
+const RUN = 'A task run';
+const RENEW = "A task's lease renewal";
+const PROGRESS = "A task's progress write";
+const JOURNAL = "A task's record write";
+
+/** A store outage a task's writes wait out (anything else fails at once). */
+const transient = (error: unknown): boolean =>
+  error instanceof StoreError && error.code === ELICIT_STORE_UNAVAILABLE;
 
 async function runOnce(
   host: TaskHost,
@@ -173,20 +213,31 @@ async function runOnce(
   const context = record.context as unknown as TaskContext;
   const abort = new AbortController();
   host.running.set(id, abort);
-  const update = (change: (r: TaskRecord) => TaskRecord | undefined) =>
+  const write = (change: (r: TaskRecord) => TaskRecord | undefined) =>
     updateTask(host.store, id, principal, change, host.limits);
+  // Until when this process holds the task: the lease as last written.
+  let leaseUntil = record.lease?.until ?? Date.now();
+  const update = (change: (r: TaskRecord) => TaskRecord | undefined) =>
+    whileLeased(
+      host.faults,
+      () => leaseUntil,
+      () => write(change),
+    );
   // The lease is renewed while the handler runs; a cancel seen there aborts it.
   const renew = setInterval(
     () => {
-      void update((r) =>
-        r.lease?.owner === host.owner && !isTerminal(r.status)
-          ? { ...r, lease: leaseFor(host) }
-          : undefined,
-      )
-        .then((u) => {
+      const next = leaseFor(host);
+      host.faults.detach(
+        RENEW,
+        write((r) =>
+          r.lease?.owner === host.owner && !isTerminal(r.status)
+            ? { ...r, lease: next }
+            : undefined,
+        ).then((u) => {
           if (u === undefined || isTerminal(u.record.status)) abort.abort();
-        })
-        .catch(() => {});
+          else if (u.changed) leaseUntil = next.until;
+        }),
+      );
     },
     Math.max(1, Math.floor(host.limits.leaseMs / 3)),
   );
@@ -200,8 +251,10 @@ async function runOnce(
     if (p === undefined) return;
     latest = undefined;
     lastWrite = Date.now();
-    void update((r) => (r.status === 'working' ? { ...r, ...progressFields(p) } : undefined)).catch(
-      () => {},
+    // Progress is best effort: a write lost to an outage is replaced by the next report.
+    host.faults.detach(
+      PROGRESS,
+      write((r) => (r.status === 'working' ? { ...r, ...progressFields(p) } : undefined)),
     );
   };
   // The last message a handler reported, not written yet: it goes with the terminal write, so
@@ -253,8 +306,15 @@ async function runOnce(
       connect: host.connect,
       signal: abort.signal,
       waits: host.pending,
+      faults: host.faults,
     };
-    const engine = journaled(modernEngine(run), journal, update);
+    // A step whose result could not be journaled (the store stayed down for the whole lease):
+    // whatever the handler makes of the error it gets, the task fails with the store's error,
+    // never completes, because a result would hide that the step ran and a retry would repeat it.
+    let lost: TaskError | undefined;
+    const engine = journaled(modernEngine(run), journal, update, (error, key) => {
+      lost ??= stepLost(error, key);
+    });
     const ask = createAsk(engine, principal, host.connect);
     const ctx = taskContext(base, id, abort.signal, onProgress);
     let out: unknown;
@@ -266,6 +326,10 @@ async function runOnce(
     }
     if (abort.signal.aborted) {
       await settle(update, { cancelled: true });
+      return;
+    }
+    if (lost !== undefined) {
+      await settle(update, { error: lost }, unwritten());
       return;
     }
     if (thrown !== undefined) {
@@ -304,7 +368,8 @@ async function runOnce(
     await settle(update, { result: toToolResult(out as ToolOutput) }, unwritten());
   } catch (error) {
     // The store failed or the record outgrew its bound: the task fails with what went wrong.
-    await settle(update, settleFailure(error), unwritten()).catch(() => {});
+    // If even that cannot be written, drive() tells it and the lease lapses.
+    await settle(update, settleFailure(error), unwritten());
   } finally {
     clearInterval(renew);
     if (progressTimer !== undefined) clearTimeout(progressTimer);
@@ -341,8 +406,34 @@ async function settle(
   });
 }
 
-/** The replay engine, with every new step result written to the record before the handler goes on. */
-function journaled(engine: Engine, journal: Journal, update: Update): Engine {
+/**
+ * The failed task's error when a step ran and its result could not be kept: -32603 with the
+ * store's code, saying that the step may have taken effect (so a requester does not simply run
+ * it again). The store's own text stays in the server's log.
+ */
+function stepLost(error: unknown, key: string): TaskError {
+  const code =
+    error instanceof ElicitError && error.code.startsWith('ELICIT_')
+      ? error.code
+      : 'ELICIT_INTERNAL';
+  return {
+    code: ProtocolErrorCode.InternalError,
+    message: `The step "${key}" ran, but its result could not be recorded because the server's storage failed; the task was stopped. The step may have taken effect: check before running the task again.`,
+    data: { code, step: key },
+  };
+}
+
+/**
+ * The replay engine, with every new step result written to the record before the handler goes
+ * on. A write that fails (after `update`'s retries) is reported to `lost` before the handler
+ * sees the error: the step ran, and its result is not kept.
+ */
+function journaled(
+  engine: Engine,
+  journal: Journal,
+  update: Update,
+  lost: (error: unknown, key: string) => void,
+): Engine {
   return {
     ...engine,
     async step(key, run, once) {
@@ -350,11 +441,16 @@ function journaled(engine: Engine, journal: Journal, update: Update): Engine {
       const value = await engine.step(key, run, once);
       if (!known) {
         const s = structuredClone(journal.s) as Json;
-        await update((r) => {
-          if (isTerminal(r.status)) return undefined;
-          const j = (r.journal ?? {}) as Record<string, Json>;
-          return { ...r, journal: { ...j, s } };
-        });
+        try {
+          await update((r) => {
+            if (isTerminal(r.status)) return undefined;
+            const j = (r.journal ?? {}) as Record<string, Json>;
+            return { ...r, journal: { ...j, s } };
+          });
+        } catch (error) {
+          lost(error, key);
+          throw error;
+        }
       }
       return value;
     },

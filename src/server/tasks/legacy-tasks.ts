@@ -18,6 +18,7 @@
  * through this session, so it cannot be resumed elsewhere. The runner renews a lease on the
  * record; a task whose lease lapsed (its process died) is marked failed when next read.
  */
+
 import {
   type CallToolResult,
   type McpServer,
@@ -32,7 +33,10 @@ import { ElicitError } from '../../errors.ts';
 import { ELICIT_TASK_SESSION_LIMIT } from '../../kernel/error-codes.ts';
 import type { Json, Store } from '../../kernel/store.ts';
 import { checkLimits } from '../errors.ts';
+import type { Faults } from '../faults.ts';
 import { TOO_MANY_PENDING_CODE } from '../pending.ts';
+import { storeFailureOnWire } from '../wire.ts';
+import { whileLeased } from './engine.ts';
 import {
   createTask,
   isTaskId,
@@ -91,7 +95,12 @@ export class TaskSessionLimitError extends ElicitError {
 export interface TaskServer {
   readonly options: { readonly tasks?: { readonly legacy?: Partial<LegacyTaskLimits> } };
   /** The task store and its limits, shared with the 2026-07-28 tasks. */
-  readonly tasks: { readonly store: Store; readonly limits: TaskLimits; readonly owner: string };
+  readonly tasks: {
+    readonly store: Store;
+    readonly limits: TaskLimits;
+    readonly owner: string;
+    readonly faults: Faults;
+  };
   principalOf(ctx: ServerContext): string;
 }
 
@@ -119,6 +128,7 @@ interface Host {
   readonly limits: TaskLimits;
   readonly legacy: LegacyTaskLimits;
   readonly owner: string;
+  readonly faults: Faults;
   readonly runs: Map<string, Run>;
 }
 
@@ -131,8 +141,8 @@ function hostOf(server: TaskServer): Host {
   if (host === undefined) {
     const legacy = { ...DEFAULT_LEGACY_TASK_LIMITS, ...server.options.tasks?.legacy };
     checkLimits('tasks.legacy', legacy);
-    const { store, limits, owner } = server.tasks;
-    host = { store, limits, legacy, owner, runs: new Map() };
+    const { store, limits, owner, faults } = server.tasks;
+    host = { store, limits, legacy, owner, faults, runs: new Map() };
     hosts.set(server, host);
   }
   return host;
@@ -165,6 +175,9 @@ const unknownTask = (id: unknown) =>
 
 /** What a failed call leaves on its task: the JSON-RPC error it would have answered. */
 function taskError(error: unknown): TaskError {
+  const store = storeFailureOnWire(error);
+  if (store !== undefined)
+    return { code: store.code, message: store.message, data: store.data as Json };
   if (error instanceof ProtocolError)
     return {
       code: error.code,
@@ -206,7 +219,7 @@ export function installLegacyTasks(
   support: ReadonlyMap<string, LegacyTaskMode>,
 ): void {
   const host = hostOf(server);
-  const { store, limits, legacy, runs, owner } = host;
+  const { store, limits, legacy, runs, owner, faults } = host;
   const low = mcp.server;
   low.registerCapabilities({
     tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
@@ -447,11 +460,14 @@ export function installLegacyTasks(
     running++;
     const { task: _task, ...rest } = params;
     const call = { ...request, params: rest };
-    void execute(run, call, taskContext(ctx, run), wrapped, record.ttlMs).finally(() => {
-      runs.delete(run.id);
-      run.release();
-      finish();
-    });
+    faults.detach(
+      'A task run',
+      execute(run, call, taskContext(ctx, run), wrapped, record.ttlMs).finally(() => {
+        runs.delete(run.id);
+        run.release();
+        finish();
+      }),
+    );
     return { task: wireTask(record) };
   }
 
@@ -463,13 +479,19 @@ export function installLegacyTasks(
     ttlMs: number,
   ): Promise<void> {
     const { id, principal } = run;
+    let leaseUntil = Date.now() + limits.leaseMs;
     const renew = setInterval(
-      () =>
-        void move(id, principal, (r) =>
-          isTerminal(r.status)
-            ? undefined
-            : { ...r, lease: { owner, until: Date.now() + limits.leaseMs } },
-        ).catch(() => {}),
+      () => {
+        const until = Date.now() + limits.leaseMs;
+        faults.detach(
+          "A task's lease renewal",
+          move(id, principal, (r) =>
+            isTerminal(r.status) ? undefined : { ...r, lease: { owner, until } },
+          ).then(() => {
+            leaseUntil = until;
+          }),
+        );
+      },
       Math.max(1, Math.floor(limits.leaseMs / 3)),
     );
     renew.unref?.();
@@ -494,7 +516,12 @@ export function installLegacyTasks(
       clearTimeout(expiry);
     }
     try {
-      await move(id, principal, end);
+      // The end is written through a store outage for as long as the lease holds.
+      await whileLeased(
+        faults,
+        () => leaseUntil,
+        () => move(id, principal, end),
+      );
     } catch (error) {
       // A result past tasks.maxRecordBytes cannot be kept: the task fails with the reason.
       const failure = taskError(
@@ -552,16 +579,27 @@ export function installLegacyTasks(
         );
       // An unknown tool: the SDK answers as for any call.
       if (mode === undefined) return wrapped(request as never, ctx);
-      return startTask(request, ctx, wrapped);
+      return startTask(request, ctx, wrapped).catch((error: unknown) => {
+        throw storeFailureOnWire(error) ?? error;
+      });
     }) as Handler;
   };
 
   // The SDK's handler types list no tasks/* methods (its 2025-11-25 registry does, and validates
   // these requests against its task schemas before they reach the handler).
-  const on = low.setRequestHandler.bind(low) as unknown as (
+  const register = low.setRequestHandler.bind(low) as unknown as (
     method: string,
     handler: (request: { params?: TaskParams }, ctx: ServerContext) => Promise<unknown>,
   ) => void;
+  // A store failure is answered as its wire error (-32603, data.code, a fixed message).
+  const on: typeof register = (method, handler) =>
+    register(method, async (request, ctx) => {
+      try {
+        return await handler(request, ctx);
+      } catch (error) {
+        throw storeFailureOnWire(error) ?? error;
+      }
+    });
 
   on('tasks/get', async (request, ctx) => {
     const record = await read(request.params?.taskId, server.principalOf(ctx));

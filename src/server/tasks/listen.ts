@@ -16,8 +16,10 @@
  * replica writes, at the next read of the store (`tasks.watchEveryMs`). Bounds: `maxWatchedTasks`
  * ids per stream, `maxTaskSubscriptions` streams per principal in this process.
  */
+
 import { SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
 import type { Json } from '../../kernel/store.ts';
+import { storeFailureOnWire } from '../wire.ts';
 import type { TaskHost } from './engine.ts';
 import { isLegacyTask } from './legacy-tasks.ts';
 import { detailedTask } from './methods.ts';
@@ -101,12 +103,23 @@ export async function serveListen(
     .filter((id): id is string => typeof id === 'string')
     .slice(0, host.limits.maxWatchedTasks);
   const honoured: TaskRecord[] = [];
-  if (held < host.limits.maxTaskSubscriptions)
-    for (const id of new Set(wanted)) {
-      const stored = await readTask(host.store, id, principal);
-      const record = stored?.value as TaskRecord | undefined;
-      if (record !== undefined && !isLegacyTask(record)) honoured.push(record);
-    }
+  try {
+    if (held < host.limits.maxTaskSubscriptions)
+      for (const id of new Set(wanted)) {
+        const stored = await readTask(host.store, id, principal);
+        const record = stored?.value as TaskRecord | undefined;
+        if (record !== undefined && !isLegacyTask(record)) honoured.push(record);
+      }
+  } catch (error) {
+    // The store is down: this request gets its wire error, as any other request would.
+    const wire = storeFailureOnWire(error);
+    if (wire === undefined) throw error;
+    return Response.json({
+      jsonrpc: '2.0',
+      id: message.id,
+      error: { code: wire.code, message: wire.message, data: wire.data },
+    });
+  }
   // The SDK sees its own filter fields only (it would reject or drop an unknown one).
   const upstream = await serve(req, {
     ...message,
@@ -119,6 +132,8 @@ export async function serveListen(
     upstream,
   );
 }
+
+const LISTEN = 'A listen stream reading its tasks';
 
 function merge(
   sdk: ReadableStream<Uint8Array>,
@@ -189,7 +204,7 @@ function merge(
   let checking = false;
   let again = false;
   /** Reads every watched task and sends what changed; one read at a time, coalescing calls. */
-  const check = async () => {
+  const read = async () => {
     if (checking) {
       again = true;
       return;
@@ -206,13 +221,13 @@ function merge(
           else emit(stored.value as TaskRecord);
         }
       } while (again && !closed);
-    } catch {
-      // A store that fails now is read again at the next tick.
     } finally {
       checking = false;
     }
     finishIfDone();
   };
+  // A store that fails now is told once and read again at the next tick.
+  const check = () => host.faults.detach(LISTEN, read());
 
   /** One SSE frame from the SDK: the acknowledgement gains taskIds, its closing result waits. */
   const relay = (frame: string) => {
@@ -258,35 +273,39 @@ function merge(
         teardown();
         controller.close();
       });
-      for (const id of ids) stops.push(onTaskChange(id, () => void check()));
+      for (const id of ids) stops.push(onTaskChange(id, check));
       if (ids.length > 0) {
-        timer = setInterval(() => void check(), host.limits.watchEveryMs);
+        timer = setInterval(check, host.limits.watchEveryMs);
         timer.unref();
         // The SDK keeps its own stream alive only while it watches something itself.
         keepAlive = setInterval(() => write(': keepalive\n\n'), KEEP_ALIVE_MS);
         keepAlive.unref();
       }
-      void (async () => {
-        let buffer = '';
-        try {
-          for (;;) {
-            const { done, value } = await reader.read();
-            if (done) break;
-            buffer += decoder.decode(value, { stream: true });
-            let end = buffer.indexOf('\n\n');
-            while (end !== -1) {
-              relay(buffer.slice(0, end));
-              buffer = buffer.slice(end + 2);
-              end = buffer.indexOf('\n\n');
+      // Relays the SDK's stream; what fails here ends this stream only.
+      host.faults.detach(
+        LISTEN,
+        (async () => {
+          let buffer = '';
+          try {
+            for (;;) {
+              const { done, value } = await reader.read();
+              if (done) break;
+              buffer += decoder.decode(value, { stream: true });
+              let end = buffer.indexOf('\n\n');
+              while (end !== -1) {
+                relay(buffer.slice(0, end));
+                buffer = buffer.slice(end + 2);
+                end = buffer.indexOf('\n\n');
+              }
             }
+          } catch {
+            // The SDK's stream failed: end ours too.
+            watched.clear();
           }
-        } catch {
-          // The SDK's stream failed: end ours too.
-          watched.clear();
-        }
-        sdkEnded = true;
-        finishIfDone();
-      })();
+          sdkEnded = true;
+          finishIfDone();
+        })(),
+      );
     },
     cancel() {
       teardown();

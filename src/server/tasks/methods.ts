@@ -18,6 +18,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Json } from '../../kernel/store.ts';
 import { measureJson } from '../../schema/measure.ts';
+import { storeFailureOnWire } from '../wire.ts';
 import {
   drive,
   leaseFor,
@@ -161,6 +162,19 @@ const PARAMS: StandardSchemaV1<unknown, TaskIdParams> = {
 export function installTaskMethods(mcp: McpServer, server: TaskMethodsServer): void {
   const host = server.tasks;
   const low = mcp.server;
+  /**
+   * A task method's handler, with a store failure answered as its wire error (-32603 with
+   * data.code and a fixed message) rather than the SDK's -32603 with the error's own message.
+   */
+  const handle =
+    <P>(run: (params: P, ctx: ServerContext) => Promise<never>) =>
+    async (params: P, ctx: ServerContext): Promise<never> => {
+      try {
+        return await run(params, ctx);
+      } catch (error) {
+        throw storeFailureOnWire(error) ?? error;
+      }
+    };
   /** The caller's task, after the extension and principal checks; -32602 when unknown. */
   async function own(method: string, params: TaskIdParams, ctx: ServerContext) {
     if (!declaresTasks(requestCaps(ctx))) throw tasksRequired(method);
@@ -173,76 +187,88 @@ export function installTaskMethods(mcp: McpServer, server: TaskMethodsServer): v
     return { principal, record: stored.value as TaskRecord };
   }
 
-  low.setRequestHandler('tasks/get', { params: PARAMS }, async (params, ctx) => {
-    const { principal, record } = await own('tasks/get', params, ctx);
-    if (await recover(host, record)) {
-      void drive(host, record.id, principal, ctx);
-    }
-    const now = await readTask(host.store, record.id, principal);
-    return detailedTask((now?.value ?? record) as TaskRecord) as never;
-  });
+  low.setRequestHandler(
+    'tasks/get',
+    { params: PARAMS },
+    handle(async (params, ctx) => {
+      const { principal, record } = await own('tasks/get', params, ctx);
+      if (await recover(host, record)) {
+        void drive(host, record.id, principal, ctx);
+      }
+      const now = await readTask(host.store, record.id, principal);
+      return detailedTask((now?.value ?? record) as TaskRecord) as never;
+    }),
+  );
 
-  low.setRequestHandler('tasks/update', { params: PARAMS }, async (params, ctx) => {
-    const { principal, record } = await own('tasks/update', params, ctx);
-    const responses = (ctx.mcpReq.inputResponses ?? {}) as Record<string, unknown>;
-    const keys = Object.keys(responses);
-    if (
-      measureJson(responses, MAX_RESPONSES) !== undefined ||
-      keys.length > host.askLimits.maxKeysPerRound * 4
-    )
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        'inputResponses is too large or too deeply nested',
-        { reason: 'input_responses_limit' },
+  low.setRequestHandler(
+    'tasks/update',
+    { params: PARAMS },
+    handle(async (params, ctx) => {
+      const { principal, record } = await own('tasks/update', params, ctx);
+      const responses = (ctx.mcpReq.inputResponses ?? {}) as Record<string, unknown>;
+      const keys = Object.keys(responses);
+      if (
+        measureJson(responses, MAX_RESPONSES) !== undefined ||
+        keys.length > host.askLimits.maxKeysPerRound * 4
+      )
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          'inputResponses is too large or too deeply nested',
+          { reason: 'input_responses_limit' },
+        );
+      // Answers for keys the task is not waiting on (or already has) are ignored; the first
+      // answer for a key is the one kept. The last missing answer moves the task to `working`
+      // and this process runs it.
+      const updated = await updateTask(
+        host.store,
+        record.id,
+        principal,
+        (r) => {
+          if (r.status !== 'input_required') return undefined;
+          const pending = r.pending ?? {};
+          const answers: Record<string, Json> = { ...r.answers };
+          let added = false;
+          for (const key of keys) {
+            if (!Object.hasOwn(pending, key) || Object.hasOwn(answers, key)) continue;
+            answers[key] = responses[key] as Json;
+            added = true;
+          }
+          if (!added) return undefined;
+          const complete = Object.keys(pending).every((k) => Object.hasOwn(answers, k));
+          if (!complete) return { ...r, answers };
+          return { ...r, answers, status: 'working', lease: leaseFor(host) };
+        },
+        host.limits,
       );
-    // Answers for keys the task is not waiting on (or already has) are ignored; the first
-    // answer for a key is the one kept. The last missing answer moves the task to `working`
-    // and this process runs it.
-    const updated = await updateTask(
-      host.store,
-      record.id,
-      principal,
-      (r) => {
-        if (r.status !== 'input_required') return undefined;
-        const pending = r.pending ?? {};
-        const answers: Record<string, Json> = { ...r.answers };
-        let added = false;
-        for (const key of keys) {
-          if (!Object.hasOwn(pending, key) || Object.hasOwn(answers, key)) continue;
-          answers[key] = responses[key] as Json;
-          added = true;
-        }
-        if (!added) return undefined;
-        const complete = Object.keys(pending).every((k) => Object.hasOwn(answers, k));
-        if (!complete) return { ...r, answers };
-        return { ...r, answers, status: 'working', lease: leaseFor(host) };
-      },
-      host.limits,
-    );
-    if (updated?.changed === true && updated.record.status === 'working')
-      void drive(host, record.id, principal, ctx);
-    return { resultType: 'complete' } as never;
-  });
+      if (updated?.changed === true && updated.record.status === 'working')
+        void drive(host, record.id, principal, ctx);
+      return { resultType: 'complete' } as never;
+    }),
+  );
 
-  low.setRequestHandler('tasks/cancel', { params: PARAMS }, async (params, ctx) => {
-    const { principal, record } = await own('tasks/cancel', params, ctx);
-    await updateTask(
-      host.store,
-      record.id,
-      principal,
-      (r) =>
-        isTerminal(r.status)
-          ? undefined
-          : {
-              ...without(r, 'answers', 'pending', 'lease', 'journal', 'progress'),
-              status: 'cancelled',
-              cancelRequested: true,
-            },
-      host.limits,
-    );
-    host.running.get(record.id)?.abort();
-    return { resultType: 'complete' } as never;
-  });
+  low.setRequestHandler(
+    'tasks/cancel',
+    { params: PARAMS },
+    handle(async (params, ctx) => {
+      const { principal, record } = await own('tasks/cancel', params, ctx);
+      await updateTask(
+        host.store,
+        record.id,
+        principal,
+        (r) =>
+          isTerminal(r.status)
+            ? undefined
+            : {
+                ...without(r, 'answers', 'pending', 'lease', 'journal', 'progress'),
+                status: 'cancelled',
+                cancelRequested: true,
+              },
+        host.limits,
+      );
+      host.running.get(record.id)?.abort();
+      return { resultType: 'complete' } as never;
+    }),
+  );
 
   low.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } } as never);
 }
