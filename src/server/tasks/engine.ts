@@ -412,10 +412,7 @@ async function settle(
  * it again). The store's own text stays in the server's log.
  */
 function stepLost(error: unknown, key: string): TaskError {
-  const code =
-    error instanceof ElicitError && error.code.startsWith('ELICIT_')
-      ? error.code
-      : 'ELICIT_INTERNAL';
+  const code = error instanceof ElicitError ? error.code : ELICIT_STORE_UNAVAILABLE;
   return {
     code: ProtocolErrorCode.InternalError,
     message: `The step "${key}" ran, but its result could not be recorded because the server's storage failed; the task was stopped. The step may have taken effect: check before running the task again.`,
