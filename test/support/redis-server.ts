@@ -1,10 +1,16 @@
 /**
  * A `redis-server` of a test's own, on a free high port, that the test may kill and start
- * again on the same port (never the shared one on 6379). Persistence is off: a restart is an
- * empty server, as after a failover without replication.
+ * again on the same port (never the shared one on 6379). By default persistence is off
+ * (`--save '' --appendonly no`): a restart is an empty server, as after a failover without
+ * replication. With `persist`, every write is in an append-only file synced at once
+ * (`--appendfsync always`), so a server killed with SIGKILL comes back with everything it
+ * acknowledged, as a durable Redis does.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { freePort } from './processes.ts';
 
@@ -28,14 +34,18 @@ const reachable = (port: number) =>
   });
 
 /** Starts one for the calling file; it is killed after the file's tests. */
-export async function ownRedis(): Promise<OwnRedis> {
+export async function ownRedis(options: { persist?: boolean } = {}): Promise<OwnRedis> {
+  const dir = mkdtempSync(join(tmpdir(), 'elicit-redis-'));
+  const persistence = options.persist
+    ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir]
+    : ['--appendonly', 'no'];
   let port = await freePort();
   while (port < 20_000) port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {
     child = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence],
       { stdio: 'ignore' },
     );
     const until = Date.now() + 10_000;
@@ -53,7 +63,10 @@ export async function ownRedis(): Promise<OwnRedis> {
       c.kill('SIGKILL');
     });
   };
-  afterAll(kill);
+  afterAll(async () => {
+    await kill();
+    rmSync(dir, { recursive: true, force: true });
+  });
   await start();
   return { port, url: `redis://127.0.0.1:${port}`, kill, start };
 }
