@@ -13,6 +13,7 @@ import * as p from '@clack/prompts';
 import type { RequestOptions } from '@modelcontextprotocol/client';
 import type { TaskCallOptions } from '../client/attach.ts';
 import { identityOf } from '../client/attach.ts';
+import { closable } from '../client/dismiss.ts';
 import { inert } from '../client/inert.ts';
 import { type Policy, type ScriptedAnswer, scriptedRenderer } from '../client/scripted.ts';
 import type { TaskState } from '../client/tasks.ts';
@@ -323,6 +324,7 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
         await link.reopen();
       }
       const controller = new AbortController();
+      const ended = new AbortController();
       let cancelled = false;
       let timedOut = false;
       const timer = new IdleTimer(limits.callTimeoutMs, () => {
@@ -332,6 +334,8 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
       const call: ActiveCall & { timer: IdleTimer } = {
         label,
         signal: controller.signal,
+        ended: ended.signal,
+        screens: new Set(),
         pages: new Map(),
         timer,
         cancel: () => {
@@ -427,6 +431,9 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
       } finally {
         keys.off();
         timer.stop();
+        // Every screen of the call closes with it, before anything else is shown.
+        ended.abort();
+        await Promise.allSettled([...call.screens]);
         status.set('');
         active = undefined;
       }
@@ -478,6 +485,7 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
   }
 
   async function menuLoop(): Promise<number> {
+    let lastChoice: string | undefined;
     for (;;) {
       flush();
       if (!link.alive && link.isStdio) {
@@ -515,15 +523,19 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
       ui.promptStart();
       let choice: unknown;
       try {
-        choice = await p.select({
-          ...io,
-          message:
-            lists.prompts.length + lists.resources.length > 0
-              ? 'Call a tool, get a prompt or read a resource'
-              : 'Call a tool',
-          options,
-          signal: menu.signal,
-        });
+        choice = await closable(io.input, menu.signal, (signal) =>
+          p.select({
+            ...io,
+            // The cursor stays where the person left it.
+            initialValue: options.some((o) => o.value === lastChoice) ? lastChoice : undefined,
+            message:
+              lists.prompts.length + lists.resources.length > 0
+                ? 'Call a tool, get a prompt or read a resource'
+                : 'Call a tool',
+            options,
+            signal,
+          }),
+        );
       } finally {
         ui.promptEnd();
       }
@@ -533,6 +545,7 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
         if (redraw) continue; // news arrived (a log line, changed lists): show the menu again
         return 130;
       }
+      lastChoice = String(choice);
       const [kind, name = ''] = String(choice).split('\u0000');
       if (kind === 'q') return 0;
       try {
@@ -548,7 +561,7 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
         } else if (kind === 'p') {
           const prompt = lists.prompts.find((t) => t.name === name) as Named;
           const args = await askArguments(
-            prompt,
+            { ...prompt, verb: 'Get' },
             promptSchema(prompt.arguments ?? []),
             terminal,
             io,
@@ -616,7 +629,7 @@ function stringArgs(args: Record<string, unknown>): Record<string, string> {
 
 /** Arguments: the terminal's arguments screen when the input schema is flat, JSON otherwise. */
 async function askArguments(
-  what: { name: string; title?: string; description?: string },
+  what: { name: string; title?: string; description?: string; verb?: string },
   inputSchema: unknown,
   terminal: TerminalRenderer,
   io: { input: Readable; output: Writable },

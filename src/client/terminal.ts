@@ -9,6 +9,7 @@ import type { Readable, Writable } from 'node:stream';
 import { styleText } from 'node:util';
 import * as p from '@clack/prompts';
 import { applyDefaults, type CompiledSchema, type Field, formatHint } from '../schema/index.ts';
+import { closable } from './dismiss.ts';
 import { inert } from './inert.ts';
 import { FormSession } from './session.ts';
 import type {
@@ -34,12 +35,14 @@ export interface ToolInfo {
   readonly name: string;
   readonly title?: string;
   readonly description?: string;
+  /** The word for what the arguments are for: `Call` (a tool, the default) or `Get` (a prompt). */
+  readonly verb?: string;
 }
 
 export interface TerminalRenderer extends Renderer {
   /**
    * A form for a tool's arguments (the host's own question, not the server's): ends with
-   * "Call <tool> with these arguments?" and Call / Edit / Cancel. Undefined when cancelled.
+   * "Call <tool> with these arguments?" (or the tool's `verb`) and Call / Edit / Cancel. Undefined when cancelled.
    */
   arguments(
     tool: ToolInfo,
@@ -90,7 +93,11 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
     return parts.length === 0 ? '' : paint('dim', ` (${parts.join(', ')})`);
   }
 
-  async function ask(session: FormSession, f: Field): Promise<'ok' | 'cancel'> {
+  async function ask(
+    session: FormSession,
+    f: Field,
+    signal?: AbortSignal,
+  ): Promise<'ok' | 'cancel'> {
     const label = `${session.label(f)}${hint(f)}`;
     const description =
       f.description === undefined ? '' : `\n${paint('dim', inert(f.description, 500))}`;
@@ -118,25 +125,31 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
               ? current
               : undefined;
         // An optional field starts on "Leave empty" unless it has a value.
-        const v = await p.select<string | typeof EMPTY>({
-          ...io,
-          message,
-          options,
-          initialValue: now ?? (f.required ? undefined : EMPTY),
-        });
+        const v = await closable(io.input, signal, (signal) =>
+          p.select<string | typeof EMPTY>({
+            ...io,
+            signal,
+            message,
+            options,
+            initialValue: now ?? (f.required ? undefined : EMPTY),
+          }),
+        );
         if (p.isCancel(v)) return 'cancel';
         error =
           v === EMPTY ? session.clear(f) : session.set(f, f.kind === 'boolean' ? v === 'yes' : v);
       } else if (f.kind === 'multiselect') {
         // Ticks that failed validation are offered again as they were.
-        const v = await p.multiselect({
-          ...io,
-          message,
-          options: f.options.map((o) => ({ value: o.value, label: inert(o.label, 120, false) })),
-          initialValues: session.ticks(f.name),
-          // The session judges the count, with the same messages as every renderer.
-          required: false,
-        });
+        const v = await closable(io.input, signal, (signal) =>
+          p.multiselect({
+            ...io,
+            signal,
+            message,
+            options: f.options.map((o) => ({ value: o.value, label: inert(o.label, 120, false) })),
+            initialValues: session.ticks(f.name),
+            // The session judges the count, with the same messages as every renderer.
+            required: false,
+          }),
+        );
         if (p.isCancel(v)) return 'cancel';
         // Nothing ticked on an optional field that had no value: it stays empty (left out).
         error =
@@ -152,13 +165,16 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
           p.log.info(`Current value: ${inert(prefill, 200, false)} (leave empty to keep it)`, {
             output,
           });
-        const v = await p.text({
-          ...io,
-          message,
-          initialValue: safe ? prefill : '',
-          validate: (text) =>
-            !safe && (text ?? '') === '' ? undefined : session.enter(f, text ?? ''),
-        });
+        const v = await closable(io.input, signal, (signal) =>
+          p.text({
+            ...io,
+            signal,
+            message,
+            initialValue: safe ? prefill : '',
+            validate: (text) =>
+              !safe && (text ?? '') === '' ? undefined : session.enter(f, text ?? ''),
+          }),
+        );
         if (p.isCancel(v)) return 'cancel';
       }
       if (error === undefined) return 'ok';
@@ -166,7 +182,11 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
     }
   }
 
-  async function fill(request: FormRequest, wording: Wording): Promise<FormResponse> {
+  async function fill(
+    request: FormRequest,
+    wording: Wording,
+    signal?: AbortSignal,
+  ): Promise<FormResponse> {
     p.log.step(wording.title, { output });
     if (wording.message !== '') p.log.message(wording.message, { output });
     const session = new FormSession(request);
@@ -174,7 +194,7 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
     for (const f of session.fields) {
       const error = session.error(f.name);
       if (error !== undefined) p.log.error(`${session.label(f)}: ${error}`, { output });
-      if ((await ask(session, f)) === 'cancel') return { action: 'cancel' };
+      if ((await ask(session, f, signal)) === 'cancel') return { action: 'cancel' };
     }
     for (;;) {
       const rows = session.review();
@@ -185,16 +205,19 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
         wording.note,
         { output },
       );
-      const choice = await p.selectKey({
-        ...io,
-        message: wording.question,
-        options: [
-          { value: 's', label: wording.send },
-          { value: 'e', label: wording.edit },
-          ...(wording.decline ? [{ value: 'd', label: 'Decline' }] : []),
-          { value: 'c', label: 'Cancel' },
-        ],
-      });
+      const choice = await closable(io.input, signal, (signal) =>
+        p.selectKey({
+          ...io,
+          signal,
+          message: wording.question,
+          options: [
+            { value: 's', label: wording.send },
+            { value: 'e', label: wording.edit },
+            ...(wording.decline ? [{ value: 'd', label: 'Decline' }] : []),
+            { value: 'c', label: 'Cancel' },
+          ],
+        }),
+      );
       if (p.isCancel(choice) || choice === 'c') return { action: 'cancel' };
       if (choice === 'd') return { action: 'decline' };
       if (choice === 's') {
@@ -205,34 +228,45 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
         }
         return { action: 'accept', content: result.content };
       }
-      const name = await p.select({
-        ...io,
-        message: 'Which field?',
-        options: session.fields.map((f) => ({ value: f.name, label: session.label(f) })),
-      });
-      if (p.isCancel(name)) continue;
+      const name = await closable(io.input, signal, (signal) =>
+        p.select({
+          ...io,
+          signal,
+          message: 'Which field?',
+          options: session.fields.map((f) => ({ value: f.name, label: session.label(f) })),
+        }),
+      );
+      if (p.isCancel(name)) {
+        if (signal?.aborted === true) return { action: 'cancel' };
+        continue;
+      }
       const field = session.field(name);
-      if (field !== undefined && (await ask(session, field)) === 'cancel')
+      if (field !== undefined && (await ask(session, field, signal)) === 'cancel')
         return { action: 'cancel' };
     }
   }
 
   return {
-    form(request: FormRequest): Promise<FormResponse> {
+    form(request: FormRequest, signal?: AbortSignal): Promise<FormResponse> {
       const asker = who(request);
-      return fill(request, {
-        title: `${paint('bold', asker)} asks for input${request.attempt > 1 ? ` (attempt ${request.attempt})` : ''}`,
-        message: inert(request.message, 2000),
-        note: 'Review before sending',
-        question: `Send this to ${asker}?`,
-        send: 'Send',
-        edit: 'Edit a field',
-        decline: true,
-      });
+      return fill(
+        request,
+        {
+          title: `${paint('bold', asker)} asks for input${request.attempt > 1 ? ` (attempt ${request.attempt})` : ''}`,
+          message: inert(request.message, 2000),
+          note: 'Review before sending',
+          question: `Send this to ${asker}?`,
+          send: 'Send',
+          edit: 'Edit a field',
+          decline: true,
+        },
+        signal,
+      );
     },
 
     async arguments(tool: ToolInfo, schema: CompiledSchema) {
       const name = inert(tool.title ?? tool.name, 80, false);
+      const verb = inert(tool.verb ?? 'Call', 20, false);
       const response = await fill(
         {
           server: { name: tool.name },
@@ -246,8 +280,8 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
           title: `${paint('bold', name)}: arguments`,
           message: tool.description === undefined ? '' : inert(tool.description, 2000),
           note: 'Arguments',
-          question: `Call ${name} with these arguments?`,
-          send: 'Call',
+          question: `${verb} ${name} with these arguments?`,
+          send: verb,
           edit: 'Edit an argument',
           decline: false,
         },
@@ -255,7 +289,7 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
       return response.action === 'accept' ? response.content : undefined;
     },
 
-    async url(request: UrlRequest): Promise<UrlResponse> {
+    async url(request: UrlRequest, signal?: AbortSignal): Promise<UrlResponse> {
       const a = request.analysis;
       for (const w of a.warnings) {
         const line = inert(w.message, 300);
@@ -283,31 +317,39 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
         const site = inert(a.site ?? '', 300, false);
         p.note(`${shown}\n\nSite: ${paint('bold', site)}`, 'Address', { output });
       }
-      const choice = await p.selectKey({
-        ...io,
-        message:
-          a.verdict === 'refused' ? 'This page cannot be opened.' : 'Open it in your browser?',
-        options: [
-          ...(a.verdict === 'refused'
-            ? []
-            : [{ value: 'o', label: a.verdict === 'danger' ? 'Open anyway' : 'Open in browser' }]),
-          { value: 'd', label: 'Decline' },
-          { value: 'c', label: 'Cancel' },
-        ],
-      });
+      const choice = await closable(io.input, signal, (signal) =>
+        p.selectKey({
+          ...io,
+          signal,
+          message:
+            a.verdict === 'refused' ? 'This page cannot be opened.' : 'Open it in your browser?',
+          options: [
+            ...(a.verdict === 'refused'
+              ? []
+              : [
+                  { value: 'o', label: a.verdict === 'danger' ? 'Open anyway' : 'Open in browser' },
+                ]),
+            { value: 'd', label: 'Decline' },
+            { value: 'c', label: 'Cancel' },
+          ],
+        }),
+      );
       if (p.isCancel(choice) || choice === 'c') return { action: 'cancel' };
       if (choice === 'd') return { action: 'decline' };
       await request.open();
       p.log.success(`Opened ${inert(a.site ?? '', 300, false)} in your browser.`, { output });
       if (!request.awaitDone) return { action: 'opened' };
-      const done = await p.selectKey({
-        ...io,
-        message: 'Finish in the browser, then:',
-        options: [
-          { value: 'd', label: 'Done' },
-          { value: 'c', label: 'Cancel' },
-        ],
-      });
+      const done = await closable(io.input, signal, (signal) =>
+        p.selectKey({
+          ...io,
+          signal,
+          message: 'Finish in the browser, then:',
+          options: [
+            { value: 'd', label: 'Done' },
+            { value: 'c', label: 'Cancel' },
+          ],
+        }),
+      );
       return p.isCancel(done) || done === 'c' ? { action: 'cancel' } : { action: 'opened' };
     },
 

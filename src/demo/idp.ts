@@ -12,6 +12,24 @@ export interface DemoIdp {
   close(): Promise<void>;
 }
 
+/**
+ * oidc-provider prints development-mode WARNING and NOTICE lines straight to the console (its
+ * in-memory adapter, development keys and login pages are what the demo wants): they would land
+ * over the host's menus and prompts. Only those lines are dropped; everything else passes.
+ */
+function quietProviderNotices(): void {
+  const noise = /^(\u001b\[[0-9;]*m)?oidc-provider (WARNING|NOTICE): /;
+  for (const method of ['info', 'warn'] as const) {
+    const original = console[method];
+    if ((original as { quiet?: boolean }).quiet === true) continue;
+    const quiet = (...args: unknown[]) => {
+      if (typeof args[0] === 'string' && noise.test(args[0])) return;
+      original.apply(console, args);
+    };
+    console[method] = Object.assign(quiet, { quiet: true });
+  }
+}
+
 export async function startDemoIdp(redirectUri: string): Promise<DemoIdp | undefined> {
   let Provider: typeof import('oidc-provider').default;
   try {
@@ -19,6 +37,7 @@ export async function startDemoIdp(redirectUri: string): Promise<DemoIdp | undef
   } catch {
     return undefined;
   }
+  quietProviderNotices();
   const server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -57,12 +57,17 @@ function host(args: string): void {
   );
 }
 
-// The menu lists tools in the fixture's order, then the prompt and the resource.
-const MENU = ['ping', 'count', 'wait', 'sign_in', 'add_tool', 'prompt: greet', 'resource: note'];
+/** From the menu, moves to `item` (the cursor stays where the last choice left it) and picks it. */
 async function choose(item: string): Promise<void> {
   await waitFor('↑/↓ to navigate');
-  const downs = MENU.indexOf(item);
-  for (let i = 0; i < downs; i++) keys('Down');
+  const menu = () => {
+    const s = screen();
+    return s.slice(s.lastIndexOf('◆  Call a tool'));
+  };
+  for (let i = 0; i < 10 && !menu().includes(`● ${item}`); i++) {
+    keys('Down');
+    await new Promise((r) => setTimeout(r, 120));
+  }
   await waitFor(`● ${item}`);
   keys('Enter');
 }

@@ -7,6 +7,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import * as p from '@clack/prompts';
+import { closable } from '../../client/dismiss.ts';
 import { inert } from '../../client/inert.ts';
 import type { ClientEvent, Renderer, UrlRequest, UrlResponse } from '../../client/types.ts';
 import type { HostLimits } from './limits.ts';
@@ -14,7 +15,12 @@ import type { HostLimits } from './limits.ts';
 /** The running request, as the renderer needs it. */
 export interface ActiveCall {
   readonly label: string;
+  /** Aborted when the person or the idle timer cancels the call. */
   readonly signal: AbortSignal;
+  /** Aborted when the call is over, however it ended: every screen of the call closes then. */
+  readonly ended: AbortSignal;
+  /** Screens still open beside the call; the host waits for them before it shows the result. */
+  readonly screens: Set<Promise<unknown>>;
   /** Pages opened during this call (origin + path), with how often they were retried since. */
   readonly pages: Map<string, { open(): Promise<void>; rounds: number }>;
   cancel(): void;
@@ -65,6 +71,7 @@ async function waitScreen(
     const ms = autoMs ?? ui.limits.retryFirstMs;
     ui.say(`  ${message} Retrying in ${Math.round(ms / 1000)} s.`);
     return new Promise<WaitChoice>((resolve) => {
+      if (end.aborted) return resolve('ended');
       const timer = setTimeout(() => resolve('retry'), ms);
       end.addEventListener(
         'abort',
@@ -94,16 +101,18 @@ async function waitScreen(
     ui.promptStart();
     let choice: unknown;
     try {
-      choice = await p.selectKey({
-        ...ui.io,
-        message: `${message}${suffix}`,
-        options: [
-          { value: 'r', label: 'Done, retry now' },
-          { value: 'o', label: 'Open the page again' },
-          { value: 'c', label: 'Cancel' },
-        ],
-        signal: local.signal,
-      });
+      choice = await closable(ui.io.input, local.signal, (signal) =>
+        p.selectKey({
+          ...ui.io,
+          message: `${message}${suffix}`,
+          options: [
+            { value: 'r', label: 'Done, retry now' },
+            { value: 'o', label: 'Open the page again' },
+            { value: 'c', label: 'Cancel' },
+          ],
+          signal,
+        }),
+      );
     } finally {
       clearTimeout(timer);
       end.removeEventListener('abort', onEnd);
@@ -121,13 +130,24 @@ async function waitScreen(
   }
 }
 
+/** Aborted when the call is cancelled or over. */
+function during(call: ActiveCall): AbortSignal {
+  return AbortSignal.any([call.signal, call.ended]);
+}
+
 /** Wraps the base renderer: prompts take the terminal, URL steps get the waiting screen. */
 export function hostRenderer(base: Renderer, ui: HostUi): Renderer {
   // The legacy wait runs beside attach's own wait for the completion notification.
   let legacyWait: AbortController | undefined;
+  let legacyScreen: Promise<void> | undefined;
   const endLegacyWait = () => {
     legacyWait?.abort();
     legacyWait = undefined;
+  };
+  /** A new screen of the call takes the terminal: the waiting screen closes first. */
+  const takeOver = async () => {
+    endLegacyWait();
+    await legacyScreen;
   };
 
   function startLegacyWait(
@@ -136,27 +156,47 @@ export function hostRenderer(base: Renderer, ui: HostUi): Renderer {
     message: string,
     autoMs: number | undefined,
   ): void {
+    const previous = legacyScreen;
     endLegacyWait();
     const end = new AbortController();
     legacyWait = end;
-    call.signal.addEventListener('abort', () => end.abort(), { once: true });
+    // The screen belongs to the call: it closes when the call is cancelled or ends normally.
+    const stop = AbortSignal.any([end.signal, call.signal, call.ended]);
     ui.status(`${call.label}: waiting for the browser step to complete…`);
     // After the renderer returns, so attach is already waiting when the person answers.
-    setImmediate(async () => {
-      const choice = await waitScreen(ui, message, open, end.signal, autoMs);
+    const screen = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      await previous;
+      const choice = await waitScreen(ui, message, open, stop, autoMs).catch(
+        () => 'cancel' as const,
+      );
       if (legacyWait === end) legacyWait = undefined;
+      if (call.ended.aborted) {
+        if (choice === 'ended' && ui.interactive) ui.say('(The call is over: that screen closed.)');
+        return;
+      }
       if (choice === 'retry') {
         ui.say(`${call.label}: retrying now.`);
         call.retryNow();
       } else if (choice === 'cancel') call.cancel();
     });
+    legacyScreen = screen;
+    call.screens.add(screen);
+    void screen.finally(() => {
+      call.screens.delete(screen);
+      if (legacyScreen === screen) legacyScreen = undefined;
+    });
   }
 
   return {
     async form(request, signal) {
+      const call = ui.active();
+      await takeOver();
       ui.promptStart();
       try {
-        return await base.form(request, signal);
+        return await base.form(
+          request,
+          call === undefined ? signal : AbortSignal.any([signal, call.ended]),
+        );
       } finally {
         ui.promptEnd();
       }
@@ -172,17 +212,21 @@ export function hostRenderer(base: Renderer, ui: HostUi): Renderer {
         const message = `The server says the browser step is not finished yet (round ${known.rounds}).`;
         if (request.awaitDone) {
           ui.status(`${call.label}: still waiting for the browser step…`);
-          const choice = await waitScreen(ui, message, known.open, call.signal, delay);
+          const choice = await waitScreen(ui, message, known.open, during(call), delay);
           return choice === 'retry' ? { action: 'opened' } : { action: 'cancel' };
         }
         startLegacyWait(call, known.open, message, ui.interactive ? undefined : delay);
         return { action: 'opened' };
       }
       let response: UrlResponse;
+      await takeOver();
       ui.promptStart();
       try {
         // The host shows its own waiting screen (with "open again") after opening.
-        response = await base.url({ ...request, awaitDone: false }, signal);
+        response = await base.url(
+          { ...request, awaitDone: false },
+          call === undefined ? signal : AbortSignal.any([signal, call.ended]),
+        );
       } finally {
         ui.promptEnd();
       }
@@ -194,7 +238,7 @@ export function hostRenderer(base: Renderer, ui: HostUi): Renderer {
           ui,
           message,
           request.open,
-          call.signal,
+          during(call),
           ui.interactive ? undefined : ui.limits.retryFirstMs,
         );
         if (choice !== 'retry') return { action: 'cancel' };
