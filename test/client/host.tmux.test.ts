@@ -123,7 +123,7 @@ describe('elicit connect in a real terminal', () => {
     await waitFor('place');
     keys('-l', 'Oslo');
     keys('Enter');
-    const args = await waitFor('Call greet with these arguments?');
+    const args = await waitFor('Get greet with these arguments?');
     expect(args).not.toContain('Send this to');
     keys('s');
     await waitFor('Who is greeted?');
