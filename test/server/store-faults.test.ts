@@ -14,6 +14,11 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getRequestListener } from '@hono/node-server';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  CreateTaskResultSchema,
+  GetTaskPayloadResultSchema,
+  GetTaskResultSchema,
+} from '@modelcontextprotocol/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attachElicitation, type Renderer, scriptedRenderer } from '../../src/client/index.ts';
 import {
@@ -103,6 +108,10 @@ beforeAll(async () => {
         return `O-${charges.length}`;
       });
       return `ordered ${ref}`;
+    })
+    .tool('greet', { task: 'optional' }, async (_a, ask) => {
+      const r = await ask.form('who', form({ name: text() }), { message: 'Your name?' });
+      return r.action === 'accept' ? `hello ${r.content.name}` : `no (${r.action})`;
     })
     .tool('set_key', {}, async (_a, ask) => {
       const r = await ask.secret('api_key', { label: 'API key', fresh: true });
@@ -272,6 +281,73 @@ describe('a killed redis-server under every store-using path', () => {
     expect(updated).toBeGreaterThan(0);
   }, 30_000);
 
+  it('2025-11-25 tasks: create and get answer a clear error; the end is written once Redis is back', async () => {
+    const client = new Client(
+      { name: 'c', version: '1' },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    let restarted = 0;
+    client.setRequestHandler('elicitation/create', async () => {
+      // The person answers while Redis is down: the task's end meets the outage.
+      await redis.kill();
+      setTimeout(() => {
+        void restart().then((t) => {
+          restarted = t;
+        });
+      }, 1500);
+      return { action: 'accept', content: { name: 'Ada' } };
+    });
+    client.setVersionNegotiation({ mode: 'legacy' });
+    await client.connect(new StreamableHTTPClientTransport(mcpUrl));
+    const call = () =>
+      client.request(
+        {
+          method: 'tools/call',
+          params: { name: 'greet', arguments: {}, task: { ttl: 60_000 } },
+        } as never,
+        CreateTaskResultSchema,
+      );
+    const get = (taskId: string) =>
+      client.request({ method: 'tasks/get', params: { taskId } } as never, GetTaskResultSchema);
+    const { task } = await call();
+    let status = task.status;
+    for (let i = 0; i < 800 && status !== 'completed' && status !== 'failed'; i++) {
+      await sleep(10);
+      status = await get(task.taskId).then(
+        (t) => t.status,
+        (e: { code?: number; message?: string; data?: { code?: string } }) => {
+          // While Redis is down: the store's wire error, nothing of the driver's.
+          expect(e.code).toBe(-32603);
+          expect(e.data?.code).toBe('ELICIT_STORE_UNAVAILABLE');
+          expect(e.message).not.toMatch(DRIVER_TEXT);
+          return status;
+        },
+      );
+    }
+    expect(status).toBe('completed');
+    expect(restarted).toBeGreaterThan(0);
+    const payload = await client.request(
+      { method: 'tasks/result', params: { taskId: task.taskId } } as never,
+      GetTaskPayloadResultSchema,
+    );
+    expect((payload as { content?: { text: string }[] }).content?.[0]?.text).toBe('hello Ada');
+    // Creating a task during an outage: the same clear error.
+    await redis.kill();
+    const refused = await call().then(
+      () => undefined,
+      (e: unknown) => e as { code?: number; message?: string; data?: { code?: string } },
+    );
+    expect(refused?.code).toBe(-32603);
+    expect(refused?.data?.code).toBe('ELICIT_STORE_UNAVAILABLE');
+    expect(refused?.message).not.toMatch(DRIVER_TEXT);
+    const since = await restart();
+    await firstSuccess('2025-11-25 task create', since, async () => {
+      const { task: again } = await call();
+      return again.taskId.length > 0;
+    });
+    await client.close();
+  }, 30_000);
+
   it('the completion bus subscribes again by itself after Redis comes back', async () => {
     const heard: CompletionEvent[] = [];
     const stop = bus.subscribe((e) => void heard.push(e));
@@ -348,9 +424,9 @@ describe('a killed redis-server under every store-using path', () => {
   it('warned once per outage and part, never per attempt; nothing escaped', () => {
     const codes = new Set(warnings.map((w) => w.code));
     expect([...codes].sort()).toEqual(['ELICIT_BACKGROUND_FAILED', 'ELICIT_STORE_UNAVAILABLE']);
-    // Eight outages, three Redis clients: a bounded number of lines, not one per reconnect attempt.
+    // Ten outages, three Redis clients: a bounded number of lines, not one per reconnect attempt.
     const lost = warnings.filter((w) => w.code === 'ELICIT_STORE_UNAVAILABLE');
-    expect(lost.length).toBeLessThanOrEqual(8 * 3);
+    expect(lost.length).toBeLessThanOrEqual(10 * 3);
     // The work outside requests said what failed while it retried.
     const background = warnings.filter((w) => w.code === 'ELICIT_BACKGROUND_FAILED');
     expect(background.some((w) => w.message.startsWith("A task's record write failed"))).toBe(true);
