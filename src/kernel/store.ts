@@ -17,8 +17,21 @@ export interface Stored<T extends Json = Json> {
 
 export interface PutOptions {
   readonly ttlMs: number;
-  /** Tags to find the record by later (`findByTag`). */
+  /** Tags to find the record by later (`findByTag`) and count it by (`countByTag`). */
   readonly tags?: readonly string[];
+}
+
+/** A cap on the live records carrying one tag, checked by `createCapped`. */
+export interface TagCap {
+  readonly tag: string;
+  /** Live records with `tag` at or above which a capped create refuses. */
+  readonly max: number;
+}
+
+/** A page of `findByTag`: keys after `after` (in ascending code-unit order), at most `limit`. */
+export interface TagPage {
+  readonly after?: string;
+  readonly limit: number;
 }
 
 export interface Store {
@@ -40,8 +53,21 @@ export interface Store {
   /** Removes and returns the record, atomically: only one caller ever gets it. */
   take<T extends Json = Json>(key: string): Promise<Stored<T> | undefined>;
   delete(key: string): Promise<void>;
-  /** Keys of live records created with `tag`. */
-  findByTag(tag: string): Promise<string[]>;
+  /**
+   * Like `create`, and only while fewer than `cap.max` live records carry `cap.tag` (the new
+   * record carries it too). Atomic with every other create, expiry, take and delete, so racing
+   * creators never overshoot the cap; its cost does not grow with the number of live records.
+   */
+  createCapped(
+    key: string,
+    value: Json,
+    options: PutOptions,
+    cap: TagCap,
+  ): Promise<'created' | 'exists' | 'full'>;
+  /** Keys of live records created with `tag`; with `page`, that page of them in key order. */
+  findByTag(tag: string, page?: TagPage): Promise<string[]>;
+  /** How many live records carry `tag`: a counter kept with the records, not a listing. */
+  countByTag(tag: string): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -13,13 +13,17 @@ import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ELICIT_LIMIT_INVALID } from '../kernel/error-codes.ts';
 import {
+  checkCap,
   checkKey,
+  checkPage,
   checkTtl,
   type Json,
+  type PutOptions,
   type Store,
   type Stored,
   StoreError,
   storeFailure,
+  type TagCap,
 } from './types.ts';
 
 export interface SqliteOptions {
@@ -51,6 +55,60 @@ function guard<T>(operation: string, run: () => T): T {
   }
 }
 
+/**
+ * The schema's version, kept in `PRAGMA user_version`. 1 is the first shape (tags without an
+ * expiry, counted by listing); 2 keeps each tag row's expiry and a live count per tag.
+ */
+const SCHEMA_VERSION = 2;
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS elicit_records (key TEXT PRIMARY KEY, value TEXT NOT NULL, version INTEGER NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS elicit_records_expiry ON elicit_records (expires_at);
+  CREATE TABLE IF NOT EXISTS elicit_tags (tag TEXT NOT NULL, key TEXT NOT NULL, expires_at INTEGER NOT NULL, PRIMARY KEY (tag, key)) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS elicit_tags_expiry ON elicit_tags (tag, expires_at);
+  CREATE INDEX IF NOT EXISTS elicit_tags_key ON elicit_tags (key);
+  CREATE TABLE IF NOT EXISTS elicit_tag_counts (tag TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+`;
+
+/** Brings a file of any earlier version to SCHEMA_VERSION, in one transaction. */
+function migrate(db: DatabaseSync): void {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const version = Number(
+      (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version,
+    );
+    if (version < SCHEMA_VERSION) {
+      const old = db
+        .prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'elicit_tags'")
+        .get();
+      const hasExpiry =
+        old !== undefined &&
+        db
+          .prepare('SELECT name FROM pragma_table_info(?)')
+          .all('elicit_tags')
+          .some((c) => (c as { name: string }).name === 'expires_at');
+      // Version 1: tag rows took their expiry from a join; they now carry it, and are counted.
+      if (old !== undefined && !hasExpiry)
+        db.exec('ALTER TABLE elicit_tags RENAME TO elicit_tags_v1');
+      db.exec(SCHEMA);
+      if (old !== undefined && !hasExpiry) {
+        db.exec(`
+          INSERT OR IGNORE INTO elicit_tags (tag, key, expires_at)
+            SELECT t.tag, t.key, r.expires_at FROM elicit_tags_v1 t JOIN elicit_records r ON r.key = t.key;
+          DROP TABLE elicit_tags_v1;
+          DELETE FROM elicit_tag_counts;
+          INSERT INTO elicit_tag_counts (tag, n) SELECT tag, count(*) FROM elicit_tags GROUP BY tag;
+        `);
+      }
+      db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+    }
+    db.exec('COMMIT');
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
 export async function sqliteStore(options: SqliteOptions): Promise<Store> {
   const { DatabaseSync: Database } = await import('node:sqlite');
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
@@ -68,11 +126,9 @@ export async function sqliteStore(options: SqliteOptions): Promise<Store> {
     db.exec(`
     PRAGMA busy_timeout = 5000;
     PRAGMA journal_mode = WAL;
-    CREATE TABLE IF NOT EXISTS elicit_records (key TEXT PRIMARY KEY, value TEXT NOT NULL, version INTEGER NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
-    CREATE TABLE IF NOT EXISTS elicit_tags (tag TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (tag, key)) WITHOUT ROWID;
-    CREATE INDEX IF NOT EXISTS elicit_records_expiry ON elicit_records (expires_at);
   `),
   );
+  guard('open the database', () => migrate(db));
   if (maxBytes !== undefined) {
     const page = Number((db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size);
     db.exec(`PRAGMA max_page_count = ${Math.max(1, Math.floor(maxBytes / page))}`);
@@ -82,23 +138,32 @@ export async function sqliteStore(options: SqliteOptions): Promise<Store> {
   const insert = q(
     'INSERT INTO elicit_records (key, value, version, expires_at) VALUES (?, ?, 1, ?) ON CONFLICT(key) DO NOTHING',
   );
-  const tagInsert = q('INSERT OR IGNORE INTO elicit_tags (tag, key) VALUES (?, ?)');
+  const tagInsert = q('INSERT OR IGNORE INTO elicit_tags (tag, key, expires_at) VALUES (?, ?, ?)');
+  const countUp = q(
+    'INSERT INTO elicit_tag_counts (tag, n) VALUES (?, 1) ON CONFLICT(tag) DO UPDATE SET n = n + 1',
+  );
+  const countDown = q('UPDATE elicit_tag_counts SET n = n - ? WHERE tag = ?');
+  const countOf = q('SELECT n FROM elicit_tag_counts WHERE tag = ?');
   const select = q(
     'SELECT value, version, expires_at FROM elicit_records WHERE key = ? AND expires_at > ?',
   );
   const cas = q(
     'UPDATE elicit_records SET value = ?, version = version + 1, expires_at = COALESCE(?, expires_at) WHERE key = ? AND version = ? AND expires_at > ?',
   );
+  const retime = q('UPDATE elicit_tags SET expires_at = ? WHERE key = ?');
   const takeRow = q(
     'DELETE FROM elicit_records WHERE key = ? AND expires_at > ? RETURNING value, version, expires_at',
   );
   const del = q('DELETE FROM elicit_records WHERE key = ?');
-  const tagDel = q('DELETE FROM elicit_tags WHERE key = ?');
-  const byTag = q(
-    'SELECT t.key FROM elicit_tags t JOIN elicit_records r ON r.key = t.key WHERE t.tag = ? AND r.expires_at > ?',
+  const tagDel = q('DELETE FROM elicit_tags WHERE key = ? RETURNING tag');
+  const tagExpire = q('DELETE FROM elicit_tags WHERE tag = ? AND expires_at <= ?');
+  const byTag = q('SELECT key FROM elicit_tags WHERE tag = ? AND expires_at > ?');
+  const pageByTag = q(
+    'SELECT key FROM elicit_tags WHERE tag = ? AND key > ? AND expires_at > ? ORDER BY key LIMIT ?',
   );
   const sweep = q('DELETE FROM elicit_records WHERE expires_at <= ?');
-  const sweepTags = q('DELETE FROM elicit_tags WHERE key NOT IN (SELECT key FROM elicit_records)');
+  const sweepTags = q('DELETE FROM elicit_tags WHERE expires_at <= ? RETURNING tag');
+  const sweepCounts = q('DELETE FROM elicit_tag_counts WHERE n <= 0');
   const row = <T extends Json>(r: unknown): Stored<T> | undefined => {
     if (r === undefined) return undefined;
     const x = r as { value: string; version: number; expires_at: number };
@@ -127,53 +192,92 @@ export async function sqliteStore(options: SqliteOptions): Promise<Store> {
       throw error;
     }
   };
+  /** Drops tag rows as returned by a DELETE … RETURNING tag, keeping each tag's count. */
+  const uncount = (rows: unknown[]) => {
+    if (rows.length === 0) return;
+    const by = new Map<string, number>();
+    for (const r of rows) {
+      const tag = String((r as { tag: string }).tag);
+      by.set(tag, (by.get(tag) ?? 0) + 1);
+    }
+    for (const [tag, n] of by) countDown.run(n, tag);
+  };
+  /** The live count of `tag` at `t`: its expired rows leave first (each once), then the counter. */
+  const liveCount = (tag: string, t: number): number => {
+    const gone = Number(tagExpire.run(tag, t).changes);
+    if (gone > 0) countDown.run(gone, tag);
+    const r = countOf.get(tag) as { n: number } | undefined;
+    return r === undefined ? 0 : Number(r.n);
+  };
+  const put = (key: string, value: Json, opts: PutOptions, t: number, cap?: TagCap) => {
+    if (Number(purgeOne.run(key, t).changes) === 1) uncount(tagDel.all(key));
+    if (cap !== undefined && liveCount(cap.tag, t) >= cap.max) return 'full';
+    const expiresAt = t + opts.ttlMs;
+    if (Number(insert.run(key, JSON.stringify(value), expiresAt).changes) !== 1) return 'exists';
+    const tags = new Set(opts.tags);
+    if (cap !== undefined) tags.add(cap.tag);
+    for (const tag of tags) {
+      tagInsert.run(tag, key, expiresAt);
+      countUp.run(tag);
+    }
+    return 'created';
+  };
   let writes = 0;
   const maybeSweep = () => {
     if (++writes % 1000 !== 0) return;
     // Housekeeping after a write that succeeded: its failure must not make that write look
     // failed; expired rows are never read, and the next sweep tries again.
+    const t = now();
     try {
-      sweep.run(now());
-      sweepTags.run();
+      tx(() => {
+        sweep.run(t);
+        uncount(sweepTags.all(t));
+        sweepCounts.run();
+      });
     } catch {}
+  };
+  const checked = (opts: PutOptions) => {
+    checkTtl(opts.ttlMs);
+    for (const tag of opts.tags ?? []) checkKey(tag, 'tag');
   };
   return {
     async create(key, value, opts) {
       checkKey(key);
-      checkTtl(opts.ttlMs);
+      checked(opts);
       const t = now();
-      const created = guard('create a record', () =>
-        tx(() => {
-          purgeOne.run(key, t);
-          const changes = Number(insert.run(key, JSON.stringify(value), t + opts.ttlMs).changes);
-          if (changes === 1) {
-            tagDel.run(key);
-            for (const tag of opts.tags ?? []) tagInsert.run(tag, key);
-          }
-          return changes === 1;
-        }),
-      );
+      const created =
+        guard('create a record', () => tx(() => put(key, value, opts, t))) === 'created';
       maybeSweep();
       return created;
+    },
+    async createCapped(key, value, opts, cap) {
+      checkKey(key);
+      checked(opts);
+      checkCap(cap);
+      const t = now();
+      const out = guard('create a record', () => tx(() => put(key, value, opts, t, cap)));
+      maybeSweep();
+      return out;
     },
     async get(key) {
       return guard('read a record', () => row(select.get(key, now())));
     },
     async update(key, version, value, opts) {
-      if (opts?.ttlMs !== undefined) checkTtl(opts.ttlMs);
       const t = now();
-      return guard(
-        'update a record',
-        () =>
-          Number(
-            cas.run(
-              JSON.stringify(value),
-              opts?.ttlMs === undefined ? null : t + opts.ttlMs,
-              key,
-              version,
-              t,
-            ).changes,
-          ) === 1,
+      const body = JSON.stringify(value);
+      if (opts?.ttlMs === undefined)
+        return guard(
+          'update a record',
+          () => Number(cas.run(body, null, key, version, t).changes) === 1,
+        );
+      checkTtl(opts.ttlMs);
+      const expiresAt = t + opts.ttlMs;
+      return guard('update a record', () =>
+        tx(() => {
+          if (Number(cas.run(body, expiresAt, key, version, t).changes) !== 1) return false;
+          retime.run(expiresAt, key);
+          return true;
+        }),
       );
     },
     async take(key) {
@@ -182,7 +286,7 @@ export async function sqliteStore(options: SqliteOptions): Promise<Store> {
       return guard('take a record', () =>
         tx(() => {
           const r = row(takeRow.get(key, now()));
-          if (r !== undefined) tagDel.run(key);
+          if (r !== undefined) uncount(tagDel.all(key));
           return r as never;
         }),
       );
@@ -191,14 +295,22 @@ export async function sqliteStore(options: SqliteOptions): Promise<Store> {
       guard('delete a record', () =>
         tx(() => {
           del.run(key);
-          tagDel.run(key);
+          uncount(tagDel.all(key));
         }),
       );
     },
-    async findByTag(tag) {
-      return guard('find records by tag', () =>
-        byTag.all(tag, now()).map((r) => String((r as { key: string }).key)),
+    async findByTag(tag, page) {
+      checkPage(page);
+      const rows = guard('find records by tag', () =>
+        page === undefined
+          ? byTag.all(tag, now())
+          : pageByTag.all(tag, page.after ?? '', now(), page.limit),
       );
+      return rows.map((r) => String((r as { key: string }).key));
+    },
+    async countByTag(tag) {
+      const t = now();
+      return guard('count records by tag', () => tx(() => liveCount(tag, t)));
     },
     async close() {
       db.close();

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   createTask,
   isTaskId,
-  listTasks,
+  listTaskPage,
+  principalTag,
   readTask,
   TaskLimitError,
   type TaskRecord,
@@ -77,10 +78,19 @@ describe.each(drivers)('task records: %s', (_name, make) => {
     const alice = user();
     for (let i = 0; i < 3; i++) await createTask(s, init(alice), limits);
     await expect(createTask(s, init(alice), limits)).rejects.toBeInstanceOf(TaskLimitError);
+    // Racing creations never overshoot the cap.
+    const carol = user();
+    const raced = await Promise.allSettled(
+      Array.from({ length: 10 }, () => createTask(s, init(carol), limits)),
+    );
+    expect(raced.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+    expect(await s.countByTag(principalTag(carol))).toBe(3);
     // Someone else is not affected.
     const bob = user();
     const task = await createTask(s, init(bob), limits);
-    expect((await listTasks(s, alice)).length).toBe(3);
+    expect((await listTaskPage(s, principalTag(alice), alice, undefined, 10)).records).toHaveLength(
+      3,
+    );
     await expect(
       updateTask(s, task.id, bob, (r) => ({ ...r, result: 'x'.repeat(5000) }), limits),
     ).rejects.toBeInstanceOf(TaskTooLargeError);

@@ -72,6 +72,83 @@ describe.each(drivers)('store contract: %s', (_name, make) => {
     await s.delete(a);
     expect(await s.findByTag(alice)).toEqual([b]);
   });
+  it('caps the live records of a tag atomically, counted not listed', async () => {
+    await fresh();
+    const tag = key('cap');
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        s.createCapped(key(`c${i}`), { i }, { ttlMs: 60_000 }, { tag, max: 5 }),
+      ),
+    );
+    expect(results.filter((r) => r === 'created')).toHaveLength(5);
+    expect(results.filter((r) => r === 'full')).toHaveLength(15);
+    expect(await s.countByTag(tag)).toBe(5);
+    const keys = await s.findByTag(tag);
+    expect(keys).toHaveLength(5);
+    // Another tag of the record is counted too; an existing key is 'exists', not 'full'.
+    expect(await s.createCapped(keys[0] as string, 1, { ttlMs: 60_000 }, { tag, max: 99 })).toBe(
+      'exists',
+    );
+    await s.delete(keys[0] as string);
+    expect(await s.countByTag(tag)).toBe(4);
+    expect(await s.take(keys[1] as string)).toBeDefined();
+    expect(await s.countByTag(tag)).toBe(3);
+    const other = key('other');
+    expect(
+      await s.createCapped(key('d'), 1, { ttlMs: 60_000, tags: [other] }, { tag, max: 5 }),
+    ).toBe('created');
+    expect(await s.countByTag(tag)).toBe(4);
+    expect(await s.countByTag(other)).toBe(1);
+    expect(await s.countByTag(key('none'))).toBe(0);
+  });
+  it('a capped tag frees its places as records expire, and as their TTL is shortened', async () => {
+    await fresh();
+    const tag = key('cap-ttl');
+    const short = key('s');
+    expect(await s.createCapped(short, 1, { ttlMs: 150 }, { tag, max: 2 })).toBe('created');
+    const long = key('l');
+    expect(await s.createCapped(long, 1, { ttlMs: 60_000 }, { tag, max: 2 })).toBe('created');
+    expect(await s.createCapped(key('x'), 1, { ttlMs: 60_000 }, { tag, max: 2 })).toBe('full');
+    expect(await s.update(long, 1, 2, { ttlMs: 150 })).toBe(true);
+    expect((await s.get(long))?.value).toBe(2);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await s.countByTag(tag)).toBe(0);
+    expect(await s.findByTag(tag)).toEqual([]);
+    expect(await s.createCapped(key('y'), 1, { ttlMs: 60_000 }, { tag, max: 2 })).toBe('created');
+    expect(await s.countByTag(tag)).toBe(1);
+  });
+  it('pages a tag in key order', async () => {
+    await fresh();
+    const tag = key('page');
+    const base = key('p');
+    const keys = Array.from({ length: 7 }, (_, i) => `${base}-${i}`);
+    for (const k of [...keys].reverse()) await s.create(k, 1, { ttlMs: 60_000, tags: [tag] });
+    const first = await s.findByTag(tag, { limit: 3 });
+    expect(first).toEqual(keys.slice(0, 3));
+    expect(await s.findByTag(tag, { after: first.at(-1) as string, limit: 3 })).toEqual(
+      keys.slice(3, 6),
+    );
+    expect(await s.findByTag(tag, { after: keys[5] as string, limit: 3 })).toEqual([keys[6]]);
+    await s.delete(keys[4] as string);
+    expect(await s.findByTag(tag, { after: keys[2] as string, limit: 2 })).toEqual([
+      keys[3],
+      keys[5],
+    ]);
+    await expect(s.findByTag(tag, { limit: 0 })).rejects.toThrow(/page limit/);
+  });
+  it('a tagged record updated without a TTL keeps its tags and expiry', async () => {
+    await fresh();
+    const tag = key('keep');
+    const k = key('k');
+    await s.create(k, { a: 1 }, { ttlMs: 60_000, tags: [tag] });
+    const before = await s.get(k);
+    expect(await s.update(k, 1, { a: [] })).toBe(true);
+    const after = await s.get(k);
+    expect(after?.value).toEqual({ a: [] });
+    expect(after?.expiresAt).toBe(before?.expiresAt);
+    expect(await s.findByTag(tag)).toEqual([k]);
+    expect(await s.countByTag(tag)).toBe(1);
+  });
   it('refuses bad keys and TTLs clearly', async () => {
     await fresh();
     await expect(s.create('', 1, { ttlMs: 1000 })).rejects.toThrow(

@@ -34,3 +34,32 @@ describe('SQLite store opened by several processes at once', () => {
     }
   });
 });
+
+describe('SQLite store schema', () => {
+  it('a file of the first shape (tags without expiry) is migrated: records, tags and counts kept', async () => {
+    const { DatabaseSync } = await import('node:sqlite');
+    const path = join(mkdtempSync(join(tmpdir(), 'elicit-sqlite-v1-')), 'v1.db');
+    const old = new DatabaseSync(path);
+    const at = Date.now() + 60_000;
+    old.exec(`
+      CREATE TABLE elicit_records (key TEXT PRIMARY KEY, value TEXT NOT NULL, version INTEGER NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
+      CREATE TABLE elicit_tags (tag TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (tag, key)) WITHOUT ROWID;
+      INSERT INTO elicit_records VALUES ('a', '{"x":1}', 1, ${at}), ('b', '2', 3, ${at}), ('gone', '3', 1, 1);
+      INSERT INTO elicit_tags VALUES ('t', 'a'), ('t', 'b'), ('t', 'gone'), ('t', 'orphan');
+    `);
+    old.close();
+    const store = await sqliteStore({ path });
+    expect((await store.get('a'))?.value).toEqual({ x: 1 });
+    expect((await store.get('b'))?.version).toBe(3);
+    expect((await store.findByTag('t')).sort()).toEqual(['a', 'b']);
+    expect(await store.countByTag('t')).toBe(2);
+    expect(await store.createCapped('c', 1, { ttlMs: 60_000 }, { tag: 't', max: 3 })).toBe(
+      'created',
+    );
+    expect(await store.createCapped('d', 1, { ttlMs: 60_000 }, { tag: 't', max: 3 })).toBe('full');
+    await store.close();
+    const again = await sqliteStore({ path });
+    expect(await again.countByTag('t')).toBe(3);
+    await again.close();
+  });
+});

@@ -150,18 +150,20 @@ function taskContext(
 /**
  * Runs (or replays) the handler of task `id` once, in the background of whichever request
  * brought it here; the caller has taken the lease. Settles the record: completed, failed,
- * cancelled, or parked in `input_required` with fresh keys.
+ * cancelled, or parked in `input_required` with fresh keys. `known`: the record as the caller
+ * just wrote it (with this process's lease), which saves a read.
  */
 export function drive(
   host: TaskHost,
   id: string,
   principal: string,
   base: ServerContext,
+  known?: TaskRecord,
 ): Promise<void> {
   // Runs detached from any request: a store that fails past every retry leaves the lease to
   // lapse, and the next tasks/get takes the task over (or fails it once it was taken over too
   // often). The failure is told to the server's onWarning, never left unhandled.
-  return runOnce(host, id, principal, base).catch((error: unknown) =>
+  return runOnce(host, id, principal, base, known).catch((error: unknown) =>
     host.faults.failed(RUN, error),
   );
 }
@@ -204,10 +206,11 @@ async function runOnce(
   id: string,
   principal: string,
   base: ServerContext,
+  known: TaskRecord | undefined,
 ): Promise<void> {
-  const stored = await readTask(host.store, id, principal);
-  if (stored === undefined) return;
-  const record = stored.value as TaskRecord;
+  const record =
+    known ?? ((await readTask(host.store, id, principal))?.value as TaskRecord | undefined);
+  if (record === undefined) return;
   if (isTerminal(record.status) || record.lease?.owner !== host.owner) return;
   const entry = host.entry(record.name);
   const context = record.context as unknown as TaskContext;

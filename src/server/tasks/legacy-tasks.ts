@@ -42,7 +42,8 @@ import {
   isTaskId,
   isTerminal,
   leaseLapsed,
-  listTasks,
+  listTaskPage,
+  principalTag,
   readTask,
   type TaskChange,
   type TaskError,
@@ -424,6 +425,7 @@ export function installLegacyTasks(
           name: String(params.name),
           args: (params.arguments ?? {}) as Json,
           context: { era: ERA },
+          tags: [listTag(principal)],
           lease: { owner, until: Date.now() + limits.leaseMs },
           ...(asked === undefined ? {} : { ttlMs: asked }),
         },
@@ -648,27 +650,24 @@ export function installLegacyTasks(
 
   on('tasks/list', async (request, ctx) => {
     const principal = server.principalOf(ctx);
-    const all = (await listTasks(store, principal))
-      .filter(isLegacyTask)
-      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     // SDK v1's listTasks() sends no params at all: the first page.
     const cursor = request.params?.cursor;
-    let start = 0;
-    if (cursor !== undefined) {
-      const after = parseCursor(cursor);
-      if (after === undefined)
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor for tasks/list');
-      start = all.findIndex(
-        (r) => r.createdAt > after.at || (r.createdAt === after.at && r.id > after.id),
-      );
-      if (start < 0) start = all.length;
-    }
-    const page = all.slice(start, start + legacy.listPageSize);
+    const after = cursor === undefined ? undefined : parseCursor(cursor);
+    if (cursor !== undefined && after === undefined)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor for tasks/list');
+    // One page read from the store in id order: the cost of a page, not of all the tasks.
+    const { records, more } = await listTaskPage(
+      store,
+      listTag(principal),
+      principal,
+      after,
+      legacy.listPageSize,
+    );
+    const page = records.filter(isLegacyTask);
     const last = page.at(-1);
-    const more = start + page.length < all.length && last !== undefined;
     return {
       tasks: page.map(wireTask),
-      ...(more ? { nextCursor: makeCursor(last) } : {}),
+      ...(more && last !== undefined ? { nextCursor: makeCursor(last) } : {}),
     } as never;
   });
 
@@ -705,15 +704,16 @@ export function installLegacyTasks(
   });
 }
 
-/** `tasks/list` cursors: where the last page ended (creation time and id), base64url. */
+/** The tag listing one principal's 2025-11-25 tasks (its 2026-07-28 tasks are not listed). */
+const listTag = (principal: string): string => `2025-${principalTag(principal)}`;
+
+/** `tasks/list` cursors: the id the last page ended at, base64url. */
 function makeCursor(record: TaskRecord): string {
-  return Buffer.from(`${record.createdAt}.${record.id}`).toString('base64url');
+  return Buffer.from(record.id).toString('base64url');
 }
 
-function parseCursor(cursor: unknown): { at: number; id: string } | undefined {
+function parseCursor(cursor: unknown): string | undefined {
   if (typeof cursor !== 'string' || cursor.length > 64) return undefined;
-  const [at, id, extra] = Buffer.from(cursor, 'base64url').toString().split('.');
-  if (extra !== undefined || at === undefined || !/^\d{1,16}$/.test(at) || !isTaskId(id))
-    return undefined;
-  return { at: Number(at), id };
+  const id = Buffer.from(cursor, 'base64url').toString();
+  return isTaskId(id) ? id : undefined;
 }

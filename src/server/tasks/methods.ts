@@ -184,7 +184,7 @@ export function installTaskMethods(mcp: McpServer, server: TaskMethodsServer): v
     const stored = await readTask(host.store, params.taskId, principal);
     // A 2025-11-25 task (legacy-tasks.ts) runs in its session's process: not one of these.
     if (stored === undefined || isLegacyTask(stored.value as TaskRecord)) throw unknownTask();
-    return { principal, record: stored.value as TaskRecord };
+    return { principal, record: stored.value as TaskRecord, stored };
   }
 
   low.setRequestHandler(
@@ -192,9 +192,9 @@ export function installTaskMethods(mcp: McpServer, server: TaskMethodsServer): v
     { params: PARAMS },
     handle(async (params, ctx) => {
       const { principal, record } = await own('tasks/get', params, ctx);
-      if (await recover(host, record)) {
-        void drive(host, record.id, principal, ctx);
-      }
+      // One read, unless this process just took the task over (then it changed: read it again).
+      if (!(await recover(host, record))) return detailedTask(record) as never;
+      void drive(host, record.id, principal, ctx);
       const now = await readTask(host.store, record.id, principal);
       return detailedTask((now?.value ?? record) as TaskRecord) as never;
     }),
@@ -204,7 +204,7 @@ export function installTaskMethods(mcp: McpServer, server: TaskMethodsServer): v
     'tasks/update',
     { params: PARAMS },
     handle(async (params, ctx) => {
-      const { principal, record } = await own('tasks/update', params, ctx);
+      const { principal, record, stored } = await own('tasks/update', params, ctx);
       const responses = (ctx.mcpReq.inputResponses ?? {}) as Record<string, unknown>;
       const keys = Object.keys(responses);
       if (
@@ -239,9 +239,13 @@ export function installTaskMethods(mcp: McpServer, server: TaskMethodsServer): v
           return { ...r, answers, status: 'working', lease: leaseFor(host) };
         },
         host.limits,
+        Date.now,
+        stored,
       );
+      // Two store round trips in all: the read above and the compare-and-set; the handler
+      // starts from the record just written.
       if (updated?.changed === true && updated.record.status === 'working')
-        void drive(host, record.id, principal, ctx);
+        void drive(host, record.id, principal, ctx, updated.record);
       return { resultType: 'complete' } as never;
     }),
   );

@@ -194,12 +194,15 @@ export interface NewTask {
   readonly lease?: Lease;
   /** Shorter than `limits.ttlMs` when the requester asked for less. */
   readonly ttlMs?: number;
+  /** More tags to find the task by (a listing of one kind of task); the principal's is always set. */
+  readonly tags?: readonly string[];
 }
 
 /**
  * Creates a task record; resolves only once the store has it, so a `tasks/get` right after sees
- * it. The per-principal cap counts live records first: concurrent creations may overshoot it by
- * the number racing, never more.
+ * it. The per-principal cap is the store's count of the principal's live tasks, checked in the
+ * same atomic step as the create: racing creations never overshoot it, and its cost does not
+ * grow with the number of live tasks.
  */
 export async function createTask(
   store: Store,
@@ -207,10 +210,7 @@ export async function createTask(
   limits: TaskLimits,
   now = Date.now(),
 ): Promise<TaskRecord> {
-  const tag = principalTag(init.principal);
-  const live = await store.findByTag(tag);
-  if (live.length >= limits.maxLivePerPrincipal)
-    throw new TaskLimitError(limits.maxLivePerPrincipal);
+  const cap = { tag: principalTag(init.principal), max: limits.maxLivePerPrincipal };
   const ttlMs = Math.min(init.ttlMs ?? limits.ttlMs, limits.ttlMs);
   for (;;) {
     const record: TaskRecord = {
@@ -231,8 +231,10 @@ export async function createTask(
     };
     checkSize(record, limits);
     // A collision of 128 random bits does not happen; the loop only keeps create honest.
-    if (await store.create(taskKey(record.id), record as unknown as Json, { ttlMs, tags: [tag] }))
-      return record;
+    const put = { ttlMs, ...(init.tags === undefined ? {} : { tags: init.tags }) };
+    const out = await store.createCapped(taskKey(record.id), record as unknown as Json, put, cap);
+    if (out === 'full') throw new TaskLimitError(limits.maxLivePerPrincipal);
+    if (out === 'created') return record;
   }
 }
 
@@ -263,7 +265,8 @@ export interface Updated {
 /**
  * Applies `change` with compare-and-set until it sticks; undefined when the task is gone. A
  * status move the table does not allow leaves the record as it is (a terminal task stays
- * terminal). `updatedAt` is set on every write; the expiry set at creation is kept.
+ * terminal). `updatedAt` is set on every write; the expiry set at creation is kept. `first`,
+ * the record as the caller just read it, saves the first read (a stale one only costs a retry).
  */
 export async function updateTask(
   store: Store,
@@ -272,9 +275,11 @@ export async function updateTask(
   change: TaskChange,
   limits: TaskLimits,
   now: () => number = Date.now,
+  first?: Stored<TaskRecord & Json>,
 ): Promise<Updated | undefined> {
   for (let attempt = 0; attempt < limits.maxUpdateAttempts; attempt++) {
-    const stored = await readTask(store, id, principal);
+    const stored =
+      attempt === 0 && first !== undefined ? first : await readTask(store, id, principal);
     if (stored === undefined) return undefined;
     const current = stored.value as TaskRecord;
     const proposed = change(current);
@@ -311,16 +316,28 @@ function taskChanged(id: string): void {
   if (set !== undefined) for (const listener of [...set]) listener();
 }
 
-/** Live tasks of `principal` (expired ones are gone from the store). */
-export async function listTasks(store: Store, principal: string): Promise<TaskRecord[]> {
-  const keys = await store.findByTag(principalTag(principal));
-  const out: TaskRecord[] = [];
-  for (const key of keys) {
-    const stored = await store.get<TaskRecord & Json>(key);
+/**
+ * One page of the live tasks of `principal` carrying `tag`, in id order after `after` (an id):
+ * reads the page's records only, whatever the number of tasks.
+ */
+export async function listTaskPage(
+  store: Store,
+  tag: string,
+  principal: string,
+  after: string | undefined,
+  limit: number,
+): Promise<{ records: TaskRecord[]; more: boolean }> {
+  const keys = await store.findByTag(tag, {
+    ...(after === undefined ? {} : { after: taskKey(after) }),
+    limit: limit + 1,
+  });
+  const records: TaskRecord[] = [];
+  for (const stored of await Promise.all(
+    keys.slice(0, limit).map((key) => store.get<TaskRecord & Json>(key)),
+  ))
     if (stored !== undefined && stored.value.principal === principal)
-      out.push(stored.value as TaskRecord);
-  }
-  return out.sort((a, b) => a.createdAt - b.createdAt);
+      records.push(stored.value as TaskRecord);
+  return { records, more: keys.length > limit };
 }
 
 /** Whether the lease on `record` has run out (or there is none): another process may take it. */
