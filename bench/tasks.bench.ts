@@ -5,7 +5,9 @@
  * request shape answered by an SDK handler that reads nothing (the floor of a modern request).
  * - heap per parked task (memory and SQLite stores);
  * - tasks/get and tasks/update throughput on SQLite and Redis;
- * - time from tasks/update to the resumed handler running again.
+ * - time from tasks/update to the resumed handler running again;
+ * - scaling: create, get and update→resumed with 10 / 1 000 / 5 000 live tasks of the caller,
+ *   each level against the 10-live figure of the same driver, measured in interleaved rounds.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,9 +15,17 @@ import { join } from 'node:path';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { boolean, form } from '../src/schema/index.ts';
 import { createServer, httpEntry } from '../src/server/index.ts';
-import { memoryStore, redisStore, type Store, sqliteStore } from '../src/store/index.ts';
-import { accept, rpc, until } from '../test/support/tasks.ts';
-import { heapAfterGc, type Row, timeAsyncMs } from './harness.ts';
+import { createTask, taskKey, taskLimits } from '../src/server/tasks/records.ts';
+import {
+  memoryStore,
+  postgresStore,
+  redisStore,
+  type Store,
+  sqliteStore,
+} from '../src/store/index.ts';
+import { dropSchema, POSTGRES_URL, uniqueSchema } from '../test/support/postgres.ts';
+import { accept, rpc, until, userAuth } from '../test/support/tasks.ts';
+import { heapAfterGc, median, type Row, timeAsyncMs } from './harness.ts';
 import { heapPerWaitingAsk } from './server-cases.ts';
 
 const PARKED = Number(process.env.BENCH_PARKED ?? 500);
@@ -27,11 +37,113 @@ function app(store: Store) {
     name: 'bench',
     version: '1',
     tasks: { store, limits: { maxLivePerPrincipal: 100_000 } },
-  }).tool('job', { task: 'optional' }, async (_args, ask) => {
-    const r = await ask.form('go', form({ go: boolean() }));
-    resumedAt = performance.now();
-    return r.action;
-  });
+  })
+    .tool('job', { task: 'optional' }, async (_args, ask) => {
+      const r = await ask.form('go', form({ go: boolean() }));
+      resumedAt = performance.now();
+      return r.action;
+    })
+    .tool('quick', { task: 'optional' }, async () => 'done');
+}
+
+const LEVELS = (process.env.BENCH_TASK_LEVELS ?? '10,1000,5000').split(',').map(Number);
+const ROUNDS = Number(process.env.BENCH_TASK_ROUNDS ?? 3);
+
+/**
+ * Create, get and update→resumed against how many live tasks the caller has: one caller per
+ * level, filled through the records module (the records a tools/call makes), then the three
+ * operations measured level after level in interleaved rounds so the machine's drift weighs on
+ * every level alike. Tasks a sample adds are deleted after it (untimed), so a level stays put.
+ */
+async function scaling(driver: string, store: Store): Promise<Row[]> {
+  const entry = httpEntry(app(store), { authInfo: userAuth });
+  const limits = taskLimits({ maxLivePerPrincipal: 100_000, ttlMs: 900_000 });
+  const run = `${process.pid}-${Date.now()}`;
+  const levels: { live: number; user: string; parked: string }[] = [];
+  const park = async (user: string) => {
+    const id = String(
+      (await rpc(entry, 'tools/call', { name: 'job', arguments: {} }, { user })).result?.taskId,
+    );
+    const task = await until(entry, id, 'input_required', { user });
+    return { id, key: String(Object.keys(task.inputRequests ?? {})[0]) };
+  };
+  for (const live of LEVELS) {
+    const user = `scale-${live}-${run}`;
+    const parked = (await park(user)).id;
+    const stored = (await store.get(taskKey(parked)))?.value as { principal?: string } | undefined;
+    const principal = String(stored?.principal);
+    for (let i = 1; i < live; i++)
+      await createTask(store, { principal, method: 'tools/call', name: 'quick', args: {} }, limits);
+    levels.push({ live, user, parked });
+  }
+  const samples = new Map<string, number[]>();
+  const add = (op: string, live: number, ms: number) => {
+    const k = `${op}@${live}`;
+    let xs = samples.get(k);
+    if (xs === undefined) samples.set(k, (xs = []));
+    xs.push(ms);
+  };
+  // Level after level for every sample (the order turning each time), so drift and other
+  // processes' load weigh on every level alike.
+  const each = async (n: number, op: (level: (typeof levels)[number]) => Promise<void>) => {
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < levels.length; j++)
+        await op(levels[(i + j) % levels.length] as (typeof levels)[number]);
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    await each(30, async ({ live, user }) => {
+      const t0 = performance.now();
+      const id = (await rpc(entry, 'tools/call', { name: 'quick', arguments: {} }, { user })).result
+        ?.taskId;
+      add('create', live, performance.now() - t0);
+      await until(entry, String(id), 'completed', { user });
+      await store.delete(taskKey(String(id)));
+    });
+    await each(60, async ({ live, user, parked }) => {
+      const t0 = performance.now();
+      await rpc(entry, 'tasks/get', { taskId: parked }, { user });
+      add('get', live, performance.now() - t0);
+    });
+    await each(8, async ({ live, user }) => {
+      const { id, key } = await park(user);
+      resumedAt = 0;
+      const t0 = performance.now();
+      await rpc(
+        entry,
+        'tasks/update',
+        { taskId: id, inputResponses: { [key]: accept({ go: true }) } },
+        { user },
+      );
+      while (resumedAt === 0) await new Promise((r) => setImmediate(r));
+      add('update→resumed', live, resumedAt - t0);
+      await until(entry, id, 'completed', { user });
+      await store.delete(taskKey(id));
+    });
+  }
+  await entry.close();
+  const rows: Row[] = [];
+  const [base] = LEVELS;
+  for (const op of ['create', 'get', 'update→resumed']) {
+    const at10 = median(samples.get(`${op}@${base}`) ?? []);
+    for (const live of LEVELS) {
+      const ms = median(samples.get(`${op}@${live}`) ?? []);
+      rows.push({
+        group: 'tasks scaling',
+        name: `${op} with ${live} live tasks (${driver})`,
+        value: ms,
+        unit: 'ms',
+        ...(live === base
+          ? {}
+          : {
+              baseline: { name: `${base} live`, value: at10 },
+              ratio: ms / at10,
+              target: '≤ 1.20× the 10-live time',
+              met: ms / at10 <= 1.2,
+            }),
+      });
+    }
+  }
+  return rows;
 }
 
 /** Heap per task parked in input_required (records, plus nothing running). */
@@ -163,6 +275,8 @@ export default async function run(): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'elicit-bench-tasks-'));
   const sqlite = await sqliteStore({ path: join(dir, 't.db') });
   const redis = await redisStore({ prefix: `elicit-bench-tasks-${process.pid}-${Date.now()}:` });
+  const schema = uniqueSchema('bench_tasks');
+  const postgres = await postgresStore({ url: POSTGRES_URL, schema });
   const rows: Row[] = [];
   try {
     const sdkHeap = await sdkWaitingHeap();
@@ -194,11 +308,18 @@ export default async function run(): Promise<Row[]> {
       ['redis', redis],
     ] as const) {
       rows.push(perSecond(`tasks/get (${name})`, 1000 / (await getMs(store))));
+      const update = perSecond(
+        `tasks/update answering a parked task (${name})`,
+        await updateOpsPerSecond(store),
+      );
       rows.push(
-        perSecond(
-          `tasks/update answering a parked task (${name})`,
-          await updateOpsPerSecond(store),
-        ),
+        name === 'sqlite'
+          ? {
+              ...update,
+              target: '≥ 0.50× baseline throughput',
+              met: (update.ratio ?? 0) >= 0.5,
+            }
+          : update,
       );
       rows.push({
         group: 'tasks',
@@ -207,9 +328,18 @@ export default async function run(): Promise<Row[]> {
         unit: 'ms',
       });
     }
+    for (const [name, store] of [
+      ['memory', memoryStore()],
+      ['sqlite', sqlite],
+      ['redis', redis],
+      ['postgres', postgres],
+    ] as const)
+      rows.push(...(await scaling(name, store)));
   } finally {
     await sqlite.close();
     await redis.close();
+    await postgres.close();
+    await dropSchema(schema);
   }
   return rows;
 }
