@@ -45,7 +45,7 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
     CREATE TABLE ${s}.elicit_tag_counts (tag text COLLATE "C" PRIMARY KEY, n bigint NOT NULL);
 
     -- Removes the tag rows of a record that is gone, keeping each tag's count.
-    CREATE FUNCTION ${s}.elicit_untag(p_key text) RETURNS void LANGUAGE plpgsql AS $$
+    CREATE FUNCTION ${s}.elicit_untag(p_key text) RETURNS VOID LANGUAGE plpgsql AS $$
     BEGIN
       PERFORM 1 FROM ${s}.elicit_tag_counts
         WHERE tag IN (SELECT tag FROM ${s}.elicit_tags WHERE key = p_key) ORDER BY tag FOR UPDATE;
@@ -153,6 +153,10 @@ async function migrate(pool: Pool, s: string): Promise<void> {
 /** The newest schema version this driver writes. */
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
 
+/**
+ * Opens (and creates or migrates) the store in `schema` of the PostgreSQL at `url`, or on the
+ * pool given. Replicas pointed at one database and schema share every record.
+ */
 export async function postgresStore(options: PostgresStoreOptions = {}): Promise<Store> {
   const s = checkSchema(options.schema ?? 'elicit');
   const now = options.now ?? Date.now;
