@@ -181,10 +181,13 @@ export function hostRenderer(base: Renderer, ui: HostUi): Renderer {
     });
     legacyScreen = screen;
     call.screens.add(screen);
-    void screen.finally(() => {
-      call.screens.delete(screen);
-      if (legacyScreen === screen) legacyScreen = undefined;
-    });
+    // The call settles its screens (allSettled); this copy of a failed one must not go unhandled.
+    screen
+      .finally(() => {
+        call.screens.delete(screen);
+        if (legacyScreen === screen) legacyScreen = undefined;
+      })
+      .catch(() => {});
   }
 
   return {
