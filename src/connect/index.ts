@@ -6,7 +6,13 @@ export {
   type ConnectOptions,
   createConnectApp,
 } from './app.ts';
-export { type CompletionBus, type CompletionEvent, memoryBus, redisBus } from './completion.ts';
+export {
+  type CompletionBus,
+  type CompletionEvent,
+  memoryBus,
+  postgresBus,
+  redisBus,
+} from './completion.ts';
 export { ConnectLimitError, type ConnectLimits, DEFAULT_CONNECT_LIMITS } from './limits.ts';
 export {
   devLogin,

@@ -1,7 +1,8 @@
 /**
- * Two server processes sharing one Redis and one keyring behind a round-robin proxy. The
- * connect pages land on either replica; a 2025-11-25 client still gets its completion (routed
- * through Redis to the replica holding its session) and a 2026-07-28 retry completes wherever it
+ * Two server processes sharing one Redis (or one PostgreSQL and nothing else) and one keyring
+ * behind a round-robin proxy. The connect pages land on either replica; a 2025-11-25 client
+ * still gets its completion (routed through Redis pub/sub or PostgreSQL LISTEN/NOTIFY to the
+ * replica holding its session) and a 2026-07-28 retry completes wherever it
  * lands. Bounded: 200 flows in all, none lost.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -13,28 +14,33 @@ import {
   type Renderer,
   scriptedRenderer,
 } from '../../src/client/index.ts';
+import { dropSchema, uniqueSchema } from '../support/postgres.ts';
 import { freePort, startProcess, stop } from '../support/processes.ts';
 import { startProxy } from '../support/proxy.ts';
 
-const prefix = `elicit-replicas-${process.pid}-${Date.now()}:`;
 let replicas: ChildProcess[] = [];
-let proxy: Awaited<ReturnType<typeof startProxy>>;
+let proxy: Awaited<ReturnType<typeof startProxy>> | undefined;
 let base = '';
+const schema = uniqueSchema('replicas');
 
-beforeAll(async () => {
+async function start(storeArg: string) {
   const ports = [await freePort(), await freePort()];
   const proxyPort = await freePort();
   base = `http://127.0.0.1:${proxyPort}`;
   replicas = await Promise.all(
-    ports.map((p) =>
-      startProcess('test/fixtures/replica.ts', [String(p), `redis:${prefix}`, base]),
-    ),
+    ports.map((p) => startProcess('test/fixtures/replica.ts', [String(p), storeArg, base])),
   );
   proxy = await startProxy(ports, proxyPort);
-}, 60_000);
-afterAll(async () => {
+}
+async function stopAll() {
   await proxy?.close();
+  proxy = undefined;
   for (const r of replicas) await stop(r);
+  replicas = [];
+}
+afterAll(async () => {
+  await stopAll();
+  await dropSchema(schema);
 });
 
 /** A person's browser, without a browser: cookies kept by hand, forms posted like a page would. */
@@ -91,20 +97,28 @@ async function clientFor(era: 'legacy' | 'modern', events: ClientEvent[]) {
   return { client, elicit };
 }
 
-describe.each(['legacy', 'modern'] as const)('replicas behind a round-robin proxy (%s)', (era) => {
-  it('100 flows complete, none lost; pages land on both replicas', async () => {
-    const events: ClientEvent[] = [];
-    const { client, elicit } = await clientFor(era, events);
-    const before = [...proxy.hits];
-    for (let i = 1; i <= 100; i++) {
-      const r = await elicit.callTool({ name: 'set_key', arguments: {} }, { timeout: 30_000 });
-      expect((r.content as { text: string }[])[0]?.text).toBe(`saved:value-${i}`);
-    }
-    expect(proxy.hits.every((h, i) => h - (before[i] ?? 0) > 50)).toBe(true);
-    if (era === 'legacy') {
-      // The completion notification reached this client every time, from whichever replica.
-      expect(events.filter((e) => e.type === 'url_completed')).toHaveLength(100);
-    }
-    await client.close();
-  }, 120_000);
+describe.each([
+  ['redis', `redis:elicit-replicas-${process.pid}-${Date.now()}:`],
+  ['postgres', `postgres:${schema}`],
+])('replicas on %s', (_name, storeArg) => {
+  beforeAll(() => start(storeArg), 60_000);
+  afterAll(() => stopAll());
+  describe.each(['legacy', 'modern'] as const)('behind a round-robin proxy (%s)', (era) => {
+    it('100 flows complete, none lost; pages land on both replicas', async () => {
+      const events: ClientEvent[] = [];
+      const { client, elicit } = await clientFor(era, events);
+      const hits = () => proxy?.hits ?? [];
+      const before = [...hits()];
+      for (let i = 1; i <= 100; i++) {
+        const r = await elicit.callTool({ name: 'set_key', arguments: {} }, { timeout: 30_000 });
+        expect((r.content as { text: string }[])[0]?.text).toBe(`saved:value-${i}`);
+      }
+      expect(hits().every((h, i) => h - (before[i] ?? 0) > 50)).toBe(true);
+      if (era === 'legacy') {
+        // The completion notification reached this client every time, from whichever replica.
+        expect(events.filter((e) => e.type === 'url_completed')).toHaveLength(100);
+      }
+      await client.close();
+    }, 120_000);
+  });
 });

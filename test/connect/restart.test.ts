@@ -11,6 +11,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, passDevLogin, signInAtProvider } from '../support/browser.ts';
 import { type Idp, startIdp } from '../support/idp.ts';
+import { dropSchema, uniqueSchema } from '../support/postgres.ts';
 import { freePort, startProcess, stop } from '../support/processes.ts';
 
 let browser: Browser;
@@ -18,9 +19,11 @@ const children: ChildProcess[] = [];
 beforeAll(async () => {
   browser = await launchBrowser();
 }, 60_000);
+const restartSchema = uniqueSchema('restart');
 afterAll(async () => {
   for (const c of children) await stop(c);
   await browser?.close();
+  await dropSchema(restartSchema);
 });
 
 type Raw = {
@@ -33,6 +36,7 @@ type Raw = {
 describe.each([
   ['sqlite', () => `sqlite:${join(mkdtempSync(join(tmpdir(), 'elicit-restart-')), 'store.db')}`],
   ['redis', () => `redis:elicit-restart-${process.pid}-${Date.now()}:`],
+  ['postgres', () => `postgres:${restartSchema}`],
 ])('restart between consent and callback (%s)', (_name, storeArg) => {
   let idp: Idp;
   afterAll(async () => {
