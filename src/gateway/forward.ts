@@ -39,6 +39,8 @@ export interface ForwardHost {
   readonly callTimeoutMs: number;
   /** Rounds toward the server in one call. */
   readonly maxRounds: number;
+  /** How long a page of a -32042 may take to be reported complete before the call is made again. */
+  readonly pageWaitMs: number;
   principalOf(ctx: ServerContext): string;
 }
 
@@ -306,11 +308,13 @@ async function held(
           return event.result;
         }
         if (event.kind === 'error') {
-          current.expire('finished');
           if (modernHost && event.error instanceof UrlElicitationRequiredError) {
-            await pages(ask, `p${attempt}`, event.error);
+            // Replays of this conversation read this attempt's end again, then go on.
+            current.release();
+            await pages(host, ask, `p${attempt}`, event.error, ctx.mcpReq.signal);
             break;
           }
+          current.expire('finished');
           throw event.error;
         }
         let answer: HeldAnswer;
@@ -344,8 +348,18 @@ async function held(
   );
 }
 
-/** The pages of a -32042, asked of a 2026-07-28 host one by one; all must be accepted. */
-async function pages(ask: Ask, prefix: string, error: UrlElicitationRequiredError): Promise<void> {
+/**
+ * The pages of a -32042, asked of a 2026-07-28 host one by one; all must be accepted. The host
+ * retries once the person is done; the call is made again once the server says each page is
+ * complete (or after `pageWaitMs`, when the server may still know better).
+ */
+async function pages(
+  host: ForwardHost,
+  ask: Ask,
+  prefix: string,
+  error: UrlElicitationRequiredError,
+  signal: AbortSignal,
+): Promise<void> {
   let i = 0;
   for (const e of error.elicitations) {
     const analysis = analyzeUrl(e.url);
@@ -353,4 +367,6 @@ async function pages(ask: Ask, prefix: string, error: UrlElicitationRequiredErro
     const r = await ask.url(`${prefix}.${i++}`, { message: e.message, url: analysis.href });
     if (r.action !== 'accept') throw error;
   }
+  for (const e of error.elicitations)
+    await host.upstream.completion(e.elicitationId, host.pageWaitMs, signal);
 }

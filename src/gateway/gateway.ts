@@ -30,6 +30,11 @@ export interface GatewayLimits {
   readonly callTimeoutMs?: number;
   /** Rounds toward the server in one call; default 16. */
   readonly maxRounds?: number;
+  /**
+   * After a 2026-07-28 host consented to the pages of a -32042, how long to wait for the server's
+   * completion notification before making the call again; default 10 minutes.
+   */
+  readonly pageWaitMs?: number;
   /** Questions per principal and server: `capacity` at once, `perMinute` after; default 10 / 30. */
   readonly questions?: { readonly capacity: number; readonly perMinute: number };
 }
@@ -95,6 +100,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     ),
     callTimeoutMs: limits.callTimeoutMs ?? 60_000,
     maxRounds: limits.maxRounds ?? 16,
+    pageWaitMs: limits.pageWaitMs ?? 600_000,
     principalOf: (ctx: ServerContext) => (app as GatewayApp).principalOf(ctx),
   };
 

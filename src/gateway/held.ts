@@ -128,6 +128,14 @@ export class HeldCall {
     this.#timer.unref?.();
   }
 
+  /**
+   * The call ended and a 2026-07-28 host will replay past it: it stays readable until it idles
+   * out, no longer counted against its principal.
+   */
+  release(): void {
+    this.#owner.uncount(this);
+  }
+
   /** Cancels the upstream call and forgets it. */
   expire(reason = 'expired'): void {
     clearTimeout(this.#timer);
@@ -199,6 +207,15 @@ export class HeldCalls {
   /** @internal */
   forget(call: HeldCall): void {
     if (!this.#calls.delete(call.id)) return;
+    this.uncount(call);
+  }
+
+  readonly #uncounted = new WeakSet<HeldCall>();
+
+  /** @internal the call no longer counts against its principal. */
+  uncount(call: HeldCall): void {
+    if (this.#uncounted.has(call)) return;
+    this.#uncounted.add(call);
     const n = (this.#perPrincipal.get(call.principal) ?? 1) - 1;
     if (n <= 0) this.#perPrincipal.delete(call.principal);
     else this.#perPrincipal.set(call.principal, n);

@@ -73,6 +73,9 @@ export class Upstream {
   readonly #inFlight = new Set<HeldCall>();
   #orphan: Orphan | undefined;
   #listeners = new Set<(n: UpstreamNotification) => void>();
+  /** URL elicitation ids the server said are complete (the latest 1000), and who waits for one. */
+  readonly #completed = new Set<string>();
+  readonly #completing = new Map<string, Set<() => void>>();
 
   constructor(options: UpstreamOptions) {
     this.#options = options;
@@ -109,8 +112,10 @@ export class Upstream {
         ((params: unknown) => this.#route({ method, params } as InputRequest)) as never,
       );
     for (const method of FORWARDED_NOTIFICATIONS)
-      this.client.setNotificationHandler(method, ((n: UpstreamNotification) =>
-        this.#emit(n)) as never);
+      this.client.setNotificationHandler(method, ((n: UpstreamNotification) => {
+        if (method === 'notifications/elicitation/complete') this.#complete(n.params);
+        this.#emit(n);
+      }) as never);
   }
 
   /** Connects, within the connect timeout; the failure names the cause. */
@@ -160,6 +165,38 @@ export class Upstream {
     this.#inFlight.add(call);
     const done = () => this.#inFlight.delete(call);
     running.then(done, done);
+  }
+
+  /**
+   * Resolves when the server says URL elicitation `id` is complete (at once if it already did),
+   * or after `timeoutMs`, or when `signal` aborts; true only for a completion.
+   */
+  completion(id: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    if (this.#completed.has(id)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiters = this.#completing.get(id) ?? new Set();
+      const done = (value: boolean) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', aborted);
+        waiters.delete(hit);
+        if (waiters.size === 0) this.#completing.delete(id);
+        resolve(value);
+      };
+      const hit = () => done(true);
+      const aborted = () => done(false);
+      const timer = setTimeout(aborted, timeoutMs);
+      signal?.addEventListener('abort', aborted, { once: true });
+      waiters.add(hit);
+      this.#completing.set(id, waiters);
+    });
+  }
+
+  #complete(params: Record<string, unknown> | undefined): void {
+    const id = params?.elicitationId;
+    if (typeof id !== 'string' || id.length > 256) return;
+    this.#completed.add(id);
+    if (this.#completed.size > 1000) this.#completed.delete(this.#completed.values().next().value as string);
+    for (const hit of [...(this.#completing.get(id) ?? [])]) hit();
   }
 
   async close(): Promise<void> {
