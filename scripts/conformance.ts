@@ -2,6 +2,9 @@
  * `npm run conformance`: starts the conformance server (and, once they exist, client
  * examples), runs the official suites against them, and prints one summary table. Any FAILURE
  * or WARNING fails the run. Pass `--requirements` to also run the frozen required sets once.
+ * `--gateway legacy|modern` runs the elicitation and input-required server scenarios (both
+ * eras toward the suite) against `elicit gateway` in front of the conformance server instead,
+ * the gateway speaking that era to the server.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -102,6 +105,23 @@ const jobs: Job[] = [
   },
 ];
 const CLIENT_COMMAND = `${process.execPath} examples/conformance-client/client.ts`;
+const gatewayAt = process.argv.indexOf('--gateway');
+const gatewayEra = gatewayAt === -1 ? undefined : process.argv[gatewayAt + 1];
+if (gatewayEra !== undefined && gatewayEra !== 'legacy' && gatewayEra !== 'modern') {
+  console.error('--gateway takes legacy or modern (the era the gateway speaks to the server)');
+  process.exit(2);
+}
+// Through the gateway: the elicitation and input-required scenarios (not tasks, which the
+// gateway does not bridge, nor the client leg or the server's own DNS-rebinding checks).
+const selected =
+  gatewayEra === undefined
+    ? jobs
+    : jobs.filter(
+        (j) =>
+          j.client !== true &&
+          (LEGACY.includes(j.scenario) || MODERN.includes(j.scenario)) &&
+          j.scenario !== 'server-sse-polling',
+      );
 
 function run(
   cmd: string,
@@ -139,6 +159,28 @@ interface Outcome {
   readonly failures: string[];
   readonly warnings: string[];
   readonly skipped: boolean;
+}
+
+/** `elicit gateway --listen` in front of `upstream`; its address from its note on stderr. */
+async function startGateway(
+  upstream: string,
+  era: string,
+): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    ['bin/elicit.js', 'gateway', '--listen', '127.0.0.1:0', '--era', era, upstream],
+    { stdio: ['ignore', 'inherit', 'pipe'] },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    child.stderr?.on('data', (d: Buffer) => {
+      seen += d.toString();
+      const m = / at (http:\/\/\S+)/.exec(seen);
+      if (m !== null) resolve(m[1] as string);
+    });
+    child.once('exit', (code) => reject(new Error(`elicit gateway exited with ${code}: ${seen}`)));
+  });
+  return { url: url.replace('127.0.0.1', 'localhost'), child };
 }
 
 async function runJob(job: Job, url: string): Promise<Outcome> {
@@ -191,10 +233,12 @@ async function runJob(job: Job, url: string): Promise<Outcome> {
   };
 }
 
-const { url, child } = await startServer();
+const server = await startServer();
+const gateway = gatewayEra === undefined ? undefined : await startGateway(server.url, gatewayEra);
+const url = gateway?.url ?? server.url;
 const outcomes: Outcome[] = [];
 try {
-  for (const job of jobs) outcomes.push(await runJob(job, url));
+  for (const job of selected) outcomes.push(await runJob(job, url));
   if (process.argv.includes('--requirements')) {
     for (const revision of ['2025-11-25', '2026-07-28']) {
       const { out } = await run(
@@ -212,7 +256,8 @@ try {
     }
   }
 } finally {
-  child.kill('SIGTERM');
+  gateway?.child.kill('SIGTERM');
+  server.child.kill('SIGTERM');
 }
 
 const rows = outcomes.map((o) => ({

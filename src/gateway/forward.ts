@@ -13,6 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   type InputRequest,
   ProtocolError,
   ProtocolErrorCode,
@@ -46,6 +47,9 @@ export interface ForwardHost {
 
 type Result = Record<string, unknown>;
 
+/** The keys `ask` takes (server/ask.ts). */
+const ASK_KEY = /^[A-Za-z0-9_.:-]{1,64}$/;
+
 function isInputRequired(r: unknown): r is {
   resultType: 'input_required';
   inputRequests?: Record<string, InputRequest>;
@@ -65,16 +69,36 @@ function progressTo(ctx: ServerContext) {
   };
 }
 
+/**
+ * What the host can be asked, as client capabilities: a 2026-07-28 server reads them per request,
+ * so it asks only what will reach the host (a 2025 server saw the gateway's at initialize).
+ */
+function hostCapabilities(ask: Ask): Record<string, unknown> {
+  const elicitation: Record<string, object> = {};
+  if (ask.can('form')) elicitation.form = {};
+  if (ask.can('url')) elicitation.url = {};
+  return {
+    ...(Object.keys(elicitation).length > 0 ? { elicitation } : {}),
+    ...(ask.can('sampling') ? { sampling: {} } : {}),
+    ...(ask.can('roots') ? { roots: {} } : {}),
+  };
+}
+
 /** Sends one request to the server and returns its result, input_required included. */
 function send(
   host: ForwardHost,
   method: CallMethod,
-  params: Result,
+  call: Result,
   ctx: ServerContext,
   signal: AbortSignal,
   timeout: number,
+  ask?: Ask,
 ): Promise<Result> {
   const onprogress = progressTo(ctx);
+  const params =
+    ask === undefined
+      ? call
+      : { ...call, _meta: { [CLIENT_CAPABILITIES_META_KEY]: hostCapabilities(ask) } };
   return host.upstream.client.request(
     { method, params } as never,
     {
@@ -110,11 +134,12 @@ async function rounds(
   ctx: ServerContext,
 ): Promise<unknown> {
   let retry: Result = {};
+  const used = new Set<string>();
   // URL pages asked of a 2025 host: told complete once the server stops asking for them.
   let pages = new Map<string, string>();
   for (let round = 0; round <= host.maxRounds; round++) {
     const r = await ask.step(`u${round}`, () =>
-      send(host, method, { ...call, ...retry }, ctx, ctx.mcpReq.signal, host.callTimeoutMs),
+      send(host, method, { ...call, ...retry }, ctx, ctx.mcpReq.signal, host.callTimeoutMs, ask),
     );
     const requests = isInputRequired(r) ? (r.inputRequests ?? {}) : {};
     const asked = new Map<string, string>();
@@ -134,7 +159,13 @@ async function rounds(
     const responses = await answerAll(
       host,
       ask,
-      `r${round}`,
+      (key, i) => {
+        // The host sees the server's own keys, each once per conversation (a replay makes the
+        // same choices); a key elicit cannot use, or one an earlier round used, is renamed.
+        const own = ASK_KEY.test(key) && !used.has(key) ? key : `r${round}.${i}`;
+        used.add(own);
+        return own;
+      },
       Object.entries(requests),
       allowed,
       asked,
@@ -168,7 +199,7 @@ async function completed(ctx: ServerContext, ask: Ask, id: string): Promise<void
 async function answerAll(
   host: ForwardHost,
   ask: Ask,
-  prefix: string,
+  keyOf: (key: string, index: number) => string,
   entries: [string, InputRequest][],
   allowed: readonly boolean[],
   pages: ReadonlyMap<string, string>,
@@ -176,9 +207,10 @@ async function answerAll(
   const out: Result = {};
   const batch: Record<string, Parameters<Ask['all']>[0][string]> = {};
   const batched: [string, string][] = [];
-  const later: [number, string, InputRequest][] = [];
+  const later: [string, string, InputRequest][] = [];
+  // Keys are chosen in the server's order (ask.all's batch, then URL pages), the same each replay.
   entries.forEach(([key, request], i) => {
-    const askKey = `${prefix}.${i}`;
+    const askKey = keyOf(key, i);
     if (allowed[i] === false) {
       out[key] = request.method === 'elicitation/create' ? { action: 'decline' } : undefined;
       return;
@@ -198,18 +230,18 @@ async function answerAll(
     } else if (request.method === 'roots/list') {
       batch[askKey] = { roots: true };
       batched.push([key, askKey]);
-    } else later.push([i, key, request]);
+    } else later.push([askKey, key, request]);
   });
   if (batched.length > 0) {
     const answers = await ask.all(batch);
     for (const [key, askKey] of batched) out[key] = formAnswer(answers[askKey]);
   }
-  for (const [i, key, request] of later) {
+  for (const [askKey, key, request] of later) {
     const url = (request.params as { url?: unknown } | undefined)?.url;
     out[key] = await answerOne(
       host,
       ask,
-      `${prefix}.${i}`,
+      askKey,
       request,
       typeof url === 'string' ? pages.get(url) : undefined,
     );
@@ -317,26 +349,18 @@ async function held(
           current.expire('finished');
           throw event.error;
         }
-        let answer: HeldAnswer;
-        const allowed = await ask.step(`l${attempt}.${i}`, () => takeToken(host, ctx));
-        if (!allowed)
-          answer = {
-            ok: event.request.method === 'elicitation/create' ? { action: 'decline' } : {},
-          };
-        else
-          try {
-            answer = {
-              ok: await answerOne(host, ask, `q${attempt}.${i}`, event.request, undefined),
-            };
-          } catch (error) {
-            // The host cannot be asked this (no such capability, a form elicit refuses): the
-            // server hears why, as a client without it would tell it.
-            if (!(error instanceof ElicitError || error instanceof ProtocolError)) throw error;
-            answer = {
-              error: new ProtocolError(ProtocolErrorCode.InvalidParams, error.message),
-            };
-          }
-        current.answer(i, answer);
+        // Questions the server pushed together (a 2025 server asking in parallel) go to the
+        // host in one round.
+        const batch: [number, InputRequest][] = [[i, event.request]];
+        for (
+          let next = current.peek(i + 1);
+          next?.kind === 'ask';
+          next = current.peek(i + batch.length)
+        )
+          batch.push([i + batch.length, next.request]);
+        const answers = await answerHeld(host, ask, attempt, batch, ctx);
+        for (const [j] of batch) current.answer(j, answers.get(j));
+        i += batch.length - 1;
       }
     } finally {
       ctx.mcpReq.signal.removeEventListener('abort', onAbort);
@@ -346,6 +370,52 @@ async function held(
     ProtocolErrorCode.InternalError,
     `The server asked for browser steps more than ${host.maxRounds} times; the gateway stopped.`,
   );
+}
+
+/** Answers to questions a held call pushed, by index; what the host cannot be asked is an error. */
+async function answerHeld(
+  host: ForwardHost,
+  ask: Ask,
+  attempt: number,
+  batch: readonly [number, InputRequest][],
+  ctx: ServerContext,
+): Promise<Map<number, HeldAnswer>> {
+  const out = new Map<number, HeldAnswer>();
+  const allowed: boolean[] = [];
+  // One step per question: a replay may see more of them at once than the first run did.
+  for (const [j] of batch)
+    allowed.push(await ask.step(`l${attempt}.${j}`, () => takeToken(host, ctx)));
+  try {
+    const answers = await answerAll(
+      host,
+      ask,
+      (key) => `q${attempt}.${key}`,
+      batch.map(([j, request]) => [String(j), request]),
+      allowed,
+      new Map(),
+    );
+    for (const [j] of batch) {
+      const answer = answers[String(j)];
+      out.set(
+        j,
+        answer === undefined
+          ? {
+              error: new ProtocolError(
+                ProtocolErrorCode.InternalError,
+                'Too many questions; try again later.',
+              ),
+            }
+          : { ok: answer },
+      );
+    }
+  } catch (error) {
+    // The host cannot be asked this (no such capability, a form elicit refuses): the server
+    // hears why, as a client without it would tell it.
+    if (!(error instanceof ElicitError || error instanceof ProtocolError)) throw error;
+    for (const [j] of batch)
+      out.set(j, { error: new ProtocolError(ProtocolErrorCode.InvalidParams, error.message) });
+  }
+  return out;
 }
 
 /**

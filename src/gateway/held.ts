@@ -62,6 +62,11 @@ export class HeldCall {
     this.touch();
   }
 
+  /** A question of this call is waiting for its answer. */
+  get waiting(): boolean {
+    return this.#answers.length > this.#answered.size;
+  }
+
   get ended(): boolean {
     const last = this.#events.at(-1);
     return last !== undefined && last.kind !== 'ask';
@@ -86,6 +91,11 @@ export class HeldCall {
   end(event: Exclude<HeldEvent, { kind: 'ask' }>): void {
     if (this.ended) return;
     this.#push(event);
+  }
+
+  /** Event `index` if it happened already. */
+  peek(index: number): HeldEvent | undefined {
+    return this.#events[index];
   }
 
   /** Event `index`, waiting for it when the upstream has not got that far yet. */
@@ -114,6 +124,7 @@ export class HeldCall {
 
   /** The answer to question `index`; later answers to the same question are ignored (replays). */
   answer(index: number, value: unknown): void {
+    if (value === undefined) return;
     this.touch();
     const resolve = this.#answers[index];
     if (resolve === undefined || this.#answered.has(index)) return;

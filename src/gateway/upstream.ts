@@ -195,7 +195,8 @@ export class Upstream {
     const id = params?.elicitationId;
     if (typeof id !== 'string' || id.length > 256) return;
     this.#completed.add(id);
-    if (this.#completed.size > 1000) this.#completed.delete(this.#completed.values().next().value as string);
+    if (this.#completed.size > 1000)
+      this.#completed.delete(this.#completed.values().next().value as string);
     for (const hit of [...(this.#completing.get(id) ?? [])]) hit();
   }
 
@@ -208,16 +209,22 @@ export class Upstream {
   }
 
   /**
-   * A 2025 server does not say which call a question belongs to: it goes to the oldest call still
-   * running on this connection (with one call at a time, the only one), else to a host session.
+   * A 2025 server does not say which call a question belongs to. With one call at a time it is
+   * that call's; with several, the oldest call that is not waiting for an answer already (a
+   * handler asks one thing at a time), else the oldest; outside any call, a host session's.
    */
   async #route(request: InputRequest): Promise<unknown> {
     let call: HeldCall | undefined;
-    for (const c of this.#inFlight)
-      if (!c.ended) {
+    let fallback: HeldCall | undefined;
+    for (const c of this.#inFlight) {
+      if (c.ended) continue;
+      fallback ??= c;
+      if (!c.waiting) {
         call = c;
         break;
       }
+    }
+    call ??= fallback;
     if (call === undefined) {
       if (this.#orphan === undefined)
         throw new ProtocolError(
