@@ -9,7 +9,7 @@
  * again within a second of Redis accepting connections. Redis here keeps every acknowledged
  * write (append-only file, synced per write), so work in flight can go on after the restart.
  */
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getRequestListener } from '@hono/node-server';
@@ -35,7 +35,7 @@ import {
   generateKeySecret,
   httpEntry,
 } from '../../src/server/index.ts';
-import { redisStore, type Store } from '../../src/store/index.ts';
+import { redisStore } from '../../src/store/index.ts';
 import { answer } from '../support/mrtr.ts';
 import { type OwnRedis, ownRedis } from '../support/redis-server.ts';
 import { accept, type Reply, resultText, rpc } from '../support/tasks.ts';
@@ -55,25 +55,28 @@ const warnings: ElicitWarning[] = [];
 const recovery: Record<string, number> = {};
 
 let redis: OwnRedis;
-let store: Store;
+let stack: Stack;
 let bus: CompletionBus;
-let http: Server;
-let base = '';
 let mcpUrl: URL;
 const charges: string[] = [];
 /** Set by a test: runs inside the task's step, after its side effect. */
 let insideStep: (() => Promise<void>) | undefined;
 
-beforeAll(async () => {
-  redis = await ownRedis({ persist: true });
+interface Stack {
+  readonly mcpUrl: URL;
+  readonly bus: CompletionBus;
+  close(): Promise<void>;
+}
+
+/** One elicit server (MCP and the connect pages on one loopback port) on `redis`. */
+async function startStack(redis: OwnRedis): Promise<Stack> {
   const warn = (w: ElicitWarning) => void warnings.push(w);
   const prefix = `faults-${process.pid}:`;
-  store = await redisStore({ url: redis.url, prefix, onWarning: warn });
-  bus = await redisBus({ url: redis.url, channel: `${prefix}complete`, onWarning: warn });
-  http = createHttpServer();
+  const store = await redisStore({ url: redis.url, prefix, onWarning: warn });
+  const bus = await redisBus({ url: redis.url, channel: `${prefix}complete`, onWarning: warn });
+  const http = createHttpServer();
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  mcpUrl = new URL(`${base}/mcp`);
+  const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const connect = createConnectStack({
     baseUrl: base,
     store,
@@ -127,13 +130,28 @@ beforeAll(async () => {
   http.on('request', (req, res) =>
     (req.url ?? '').startsWith('/mcp') ? mcp(req, res) : pages(req, res),
   );
+  return {
+    mcpUrl: new URL(`${base}/mcp`),
+    bus,
+    async close() {
+      http.closeAllConnections();
+      await new Promise<void>((r) => http.close(() => r()));
+      await bus.close();
+      await store.close();
+    },
+  };
+}
+
+beforeAll(async () => {
+  redis = await ownRedis({ persist: true });
+  stack = await startStack(redis);
+  mcpUrl = stack.mcpUrl;
+  bus = stack.bus;
 }, 30_000);
 
 afterAll(async () => {
-  http?.closeAllConnections();
-  await new Promise<void>((r) => (http ? http.close(() => r()) : r()));
-  await bus?.close();
-  await store?.close();
+  await stack?.close();
+  await redis?.close();
   process.off('unhandledRejection', onEscape);
   process.off('uncaughtException', onEscape);
   // The figures for the record: how fast each path came back.
@@ -438,11 +456,71 @@ describe('a killed redis-server under every store-using path', () => {
   });
 });
 
+describe('a redis-server that comes back empty (no persistence)', () => {
+  it('work in flight ends clearly, new work runs, the same server never restarts', async () => {
+    const empty = await ownRedis();
+    const other = await startStack(empty);
+    try {
+      // A task parked for input, and a 2025-11-25 call waiting for the browser.
+      const created = await rpc(other.mcpUrl, 'tools/call', { name: 'order', arguments: {} });
+      const id = String(created.result?.taskId);
+      let parked: Reply['result'];
+      for (let i = 0; i < 200 && parked?.status !== 'input_required'; i++) {
+        parked = (await rpc(other.mcpUrl, 'tasks/get', { taskId: id })).result;
+        if (parked?.status !== 'input_required') await sleep(10);
+      }
+      let opened!: () => void;
+      const linkShown = new Promise<void>((r) => {
+        opened = r;
+      });
+      const renderer: Renderer = {
+        ...scriptedRenderer(),
+        async url() {
+          opened();
+          return { action: 'opened' };
+        },
+      };
+      const client = new Client({ name: 'c', version: '1' });
+      const elicit = attachElicitation(client, { renderer, rateLimit: false });
+      client.setVersionNegotiation({ mode: 'legacy' });
+      await client.connect(new StreamableHTTPClientTransport(other.mcpUrl));
+      const waiting = elicit.callTool({ name: 'set_key', arguments: {} }, { timeout: 20_000 });
+      await linkShown;
+      await sleep(200);
+      await empty.kill();
+      await sleep(500);
+      const since = await (async () => {
+        await empty.start();
+        return performance.now();
+      })();
+      // New work runs on the same server.
+      await firstSuccess('new task after an empty restart', since, async () => {
+        const r = await rpc(other.mcpUrl, 'tools/call', { name: 'order', arguments: {} });
+        return r.result?.resultType === 'task';
+      });
+      // The record is gone with the data: the wait ends as an expired link (the person is told
+      // to start again), not as an error of the driver's and not as a hang.
+      const ended = await waiting;
+      expect((ended.content as { text: string }[])[0]?.text).toBe('no:cancel');
+      // The task is gone too: unknown, the same answer as for any id that is not yours.
+      const gone = await rpc(other.mcpUrl, 'tasks/get', { taskId: id });
+      expect(gone.error?.code).toBe(-32602);
+      expect(gone.error?.message).not.toMatch(DRIVER_TEXT);
+      await client.close();
+    } finally {
+      await other.close();
+      await empty.close();
+    }
+    expect(escaped).toEqual([]);
+  }, 30_000);
+});
+
 /**
  * A person's browser, without a browser: signs in (development login), opens the link and
  * submits the secret; returns the first response that is not a redirect or the page itself.
  */
 async function browse(link: string, value: string): Promise<{ status: number; text: string }> {
+  const base = new URL(link).origin;
   let cookie = '';
   const headers = () => ({ cookie, origin: base, 'sec-fetch-site': 'same-origin' });
   const stop = async (res: Response) => ({ status: res.status, text: await res.text() });

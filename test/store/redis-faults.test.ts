@@ -59,5 +59,6 @@ describe('Redis store through an outage', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(warnings).toHaveLength(2);
     await store.close();
+    await redis.close();
   }, 30_000);
 });

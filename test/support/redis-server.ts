@@ -11,7 +11,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
 import { freePort } from './processes.ts';
 
 export interface OwnRedis {
@@ -21,6 +20,8 @@ export interface OwnRedis {
   kill(): Promise<void>;
   /** Starts it again on the same port; resolves once it accepts connections. */
   start(): Promise<void>;
+  /** Kills it for good and removes its files: call it in afterAll (or a finally). */
+  close(): Promise<void>;
 }
 
 const reachable = (port: number) =>
@@ -33,7 +34,10 @@ const reachable = (port: number) =>
     s.once('error', () => resolve(false));
   });
 
-/** Starts one for the calling file; it is killed after the file's tests. */
+/**
+ * Starts one. The caller closes it; should a test die first, it is killed when the test
+ * process exits, so none outlives its run.
+ */
 export async function ownRedis(options: { persist?: boolean } = {}): Promise<OwnRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'elicit-redis-'));
   const persistence = options.persist
@@ -63,10 +67,18 @@ export async function ownRedis(options: { persist?: boolean } = {}): Promise<Own
       c.kill('SIGKILL');
     });
   };
-  afterAll(async () => {
-    await kill();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const onExit = () => child?.kill('SIGKILL');
+  process.once('exit', onExit);
   await start();
-  return { port, url: `redis://127.0.0.1:${port}`, kill, start };
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    kill,
+    start,
+    async close() {
+      process.off('exit', onExit);
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
