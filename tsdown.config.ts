@@ -1,9 +1,29 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type UserConfig } from 'tsdown';
 
-/** A self-contained, minified browser module in dist/browser (built separately, so no shared chunks). */
-function browser(entry: Record<string, string>): UserConfig {
+/**
+ * In the elements' bundle the confusables table is a chunk of its own, loaded on demand: the
+ * url module's import of it is pointed at src/web/confusables-lazy.ts (see there).
+ */
+const lazyConfusables = {
+  name: 'elicit-lazy-confusables',
+  resolveId(source: string, importer: string | undefined) {
+    if (source === './confusables-data.ts' && importer?.endsWith('/src/url/confusables.ts'))
+      return fileURLToPath(new URL('./src/web/confusables-lazy.ts', import.meta.url));
+    return undefined;
+  },
+};
+
+/** A minified browser module in dist/browser (built separately, so no chunks shared between them). */
+function browser(entry: Record<string, string>, lazy = false): UserConfig {
   return {
     entry,
+    ...(lazy
+      ? {
+          plugins: [lazyConfusables],
+          outputOptions: { chunkFileNames: 'elicit-web-[name].js' },
+        }
+      : {}),
     format: 'esm',
     platform: 'browser',
     target: 'es2022',
@@ -41,7 +61,7 @@ export default defineConfig([
     outDir: 'dist',
   },
   // The two elements as one self-contained browser module (no dependencies to resolve).
-  browser({ 'elicit-web': 'src/web/index.ts' }),
+  browser({ 'elicit-web': 'src/web/index.ts' }, true),
   // The browser host page of `elicit demo --web` (the SDK client included).
   browser({ host: 'src/web/host/main.ts' }),
 ]);

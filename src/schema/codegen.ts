@@ -128,18 +128,26 @@ export function generateValidator(env: Env): Validate | undefined {
   push('return issues === undefined ? NO_ISSUES : issues;');
   push('};');
   const regexes = env.fields.map((p) => p.pattern);
-  const factory = new Function(
-    'F',
-    'I',
-    'R',
-    'CPL',
-    'FMT',
-    'BY_NAME',
-    'UNKNOWN',
-    'NO_ISSUES',
-    'NOT_OBJECT',
-    lines.join('\n'),
-  );
+  let factory: (...args: unknown[]) => unknown;
+  try {
+    factory = new Function(
+      'F',
+      'I',
+      'R',
+      'CPL',
+      'FMT',
+      'BY_NAME',
+      'UNKNOWN',
+      'NO_ISSUES',
+      'NOT_OBJECT',
+      lines.join('\n'),
+    ) as typeof factory;
+  } catch {
+    // The probe can pass where this call does not (a page's CSP applies to its own code but not
+    // to a debugger's evaluation, which may have run the probe): the checks without generated code.
+    available = false;
+    return undefined;
+  }
   return factory(
     env.fields,
     issues,

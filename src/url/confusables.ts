@@ -8,7 +8,8 @@ import { CONFUSABLE_ENTRIES } from './confusables-data.ts';
 
 let table: Map<string, string> | undefined;
 function map(): Map<string, string> {
-  if (table === undefined) {
+  // Built again while empty: the browser bundle fills the entries on demand.
+  if (table === undefined || table.size === 0) {
     table = new Map();
     for (const line of CONFUSABLE_ENTRIES) {
       for (const entry of line.split(' ')) {
@@ -32,7 +33,8 @@ let cased: Map<string, string> | undefined;
  * character's case where it has one; undefined when it looks like none.
  */
 export function asciiLookAlike(ch: string): string | undefined {
-  if (cased === undefined) {
+  if (ch.charCodeAt(0) < 0x80) return undefined; // ASCII is itself: the table is not needed
+  if (cased === undefined || cased.size === 0) {
     cased = new Map();
     for (const [c, proto] of map()) {
       if (c.charCodeAt(0) < 0x80 || !ASCII_TEXT.test(proto)) continue;

@@ -155,8 +155,9 @@ export class ElicitUrlConsentElement extends ElicitElement<ConsentDetail> {
     const button = (text: string, part: string, action: () => void, cls = '') => {
       const b = el('button', { class: cls, part, text, attrs: { type: 'button' } });
       b.addEventListener('click', () => {
-        // A click or key within the first moment was meant for what was there before.
-        if (performance.now() - this.#shownAt < CONSENT_ARM_MS) return;
+        // A click or key within the first moment was meant for what was there before (a refused
+        // page has nothing to accept, so there is nothing to guard).
+        if (a.verdict !== 'refused' && performance.now() - this.#shownAt < CONSENT_ARM_MS) return;
         action();
       });
       return b;

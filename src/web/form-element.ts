@@ -14,6 +14,7 @@ import { inert } from '../client/inert.ts';
 import { FormSession } from '../client/session.ts';
 import { type CompiledSchema, compileSchema, type Field, formatHint } from '../schema/index.ts';
 import { ElicitElement } from './base.ts';
+import { confusablesReady, loadConfusables, needsConfusables } from './confusables-lazy.ts';
 import { line, saidBlock } from './server-text.ts';
 import { el } from './styles.ts';
 
@@ -62,6 +63,7 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
     this.#touched = false;
     this.#whole = [];
     this.#session = undefined;
+    if (request !== undefined && !this.#loaded(request)) return;
     if (request !== undefined) {
       try {
         this.#session = new FormSession({
@@ -77,11 +79,38 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
     this.#render();
   }
 
+  /**
+   * Whether what the request's schema needs is loaded; if not, shows that it is loading and
+   * sets the request again once it is (unless another request came meanwhile).
+   */
+  #loaded(request: FormElementRequest): boolean {
+    if (confusablesReady() || !needsConfusables(request.requestedSchema ?? request.schema?.fields))
+      return true;
+    loadConfusables().then(
+      () => {
+        if (this.#request !== request) return;
+        this.#request = undefined;
+        this.request = request;
+        if (this.#focusWhenReady) this.focus();
+      },
+      (error: unknown) => {
+        if (this.#request === request) this.#renderError(String(error));
+      },
+    );
+    this.view.replaceChildren(
+      el('div', { class: 'box', part: 'container' }, el('p', { class: 'muted', text: 'Loading…' })),
+    );
+    return false;
+  }
+
+  #focusWhenReady = false;
+
   /** Focus goes to the first field (or, when reviewing, to Submit). */
   override focus(options?: FocusOptions): void {
     const first = this.root.querySelector<HTMLElement>(
       this.#reviewing ? 'button.primary' : 'input:not(:disabled),select:not(:disabled)',
     );
+    this.#focusWhenReady = first === null && this.#session === undefined;
     if (first !== null) first.focus(options);
     else super.focus(options);
   }

@@ -2,13 +2,17 @@
  * The browser bundle's size, as `npm run build` makes and measures it, is the size docs/web.md
  * states (to within 0.5 kB, so small changes elsewhere need no doc edit), and within its budget.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, type UserConfig } from 'tsdown';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BUDGET_KB, measure } from '../../scripts/bundle-size.ts';
 import configs from '../../tsdown.config.ts';
+import { launchBrowser } from '../support/browser.ts';
+import { STRICT_CSP } from '../support/web-page.ts';
 
 const out = mkdtempSync(join(tmpdir(), 'elicit-bundle-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -27,4 +31,52 @@ describe('dist/browser/elicit-web.js', () => {
     expect(Math.abs(Number(stated?.[2]) - size.gzippedKb)).toBeLessThanOrEqual(0.5);
     expect(size.gzippedKb).toBeLessThanOrEqual(BUDGET_KB);
   }, 120_000);
+
+  it('loads the confusables table only for a form with text beyond ASCII, which then is caught', async () => {
+    // (The build of the first test is in `out`.)
+    const hits: string[] = [];
+    const server = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      const file = join(out, (req.url ?? '/').slice(1));
+      if (req.url?.endsWith('.js') && existsSync(file))
+        return void res
+          .writeHead(200, { 'content-type': 'text/javascript' })
+          .end(readFileSync(file));
+      res
+        .writeHead(200, { 'content-type': 'text/html', 'content-security-policy': STRICT_CSP })
+        .end(
+          '<!doctype html><html lang="en"><meta charset="utf-8"><title>t</title><main id="root"></main><script type="module" src="/elicit-web.js"></script></html>',
+        );
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      await page.waitForFunction(() => customElements.get('elicit-form') !== undefined);
+      const ask = (title: string) =>
+        page.evaluate((title) => {
+          const form = document.createElement('elicit-form');
+          document.getElementById('root')?.replaceChildren(form);
+          form.request = {
+            server: 'Bank',
+            message: 'Sign in',
+            requestedSchema: { type: 'object', properties: { code: { type: 'string', title } } },
+          };
+        }, title);
+      await ask('Code');
+      await page.waitForSelector('elicit-form >> input[name=code]');
+      expect(hits.filter((h) => h.includes('confusables'))).toEqual([]);
+      // Cyrillic Р and а: it reads "Password". The form is compiled once the table arrives, in the
+      // page's own code, where the CSP forbids eval: the schema checks run without generated code.
+      await ask('Ра\u00adssw0rd');
+      await page.waitForSelector('elicit-form >> [part=caution]');
+      expect(hits.filter((h) => h.includes('confusables'))).toEqual([
+        '/elicit-web-confusables-data.js',
+      ]);
+    } finally {
+      await browser.close();
+      server.close();
+    }
+  }, 60_000);
 });
