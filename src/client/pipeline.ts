@@ -1,7 +1,9 @@
 /**
  * The client-side elicitation pipeline, the same on every era:
- * rate limit → check the request → renderer → validate the answer (re-ask with field errors)
- * → apply defaults → result. No SDK imports: the SDK adapter (attach.ts) and a browser host use
+ * rate limit → check the request → renderer (the form starts from the schema's defaults, shown
+ * in its review) → validate the answer (re-ask with field errors) → result. The answer is sent
+ * as the renderer returned it, which is what the person reviewed: a field they cleared stays
+ * cleared, and no default is added after the review. No SDK imports: the SDK adapter (attach.ts) and a browser host use
  * the same pipeline.
  */
 
@@ -41,7 +43,10 @@ export interface PipelineOptions {
   readonly limits?: Partial<Limits>;
   /** Attempts at a valid answer before the request is cancelled; default 3. */
   readonly maxAttempts?: number;
-  /** Fill missing answers from the schema's defaults before sending; default true. */
+  /**
+   * Start forms from the schema's defaults (the renderer shows them, and they are sent only if
+   * the person keeps them); default true. Nothing is filled in after the renderer returns.
+   */
   readonly applyDefaults?: boolean;
   /** Opens a URL the person consented to (the CLI passes the system browser). */
   readonly openUrl?: (href: string) => Promise<void>;
@@ -100,7 +105,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         `Elicitation request refused: ${first?.message ?? 'invalid requestedSchema'}${more}`,
       );
     }
-    let initial: Record<string, unknown> = applyDefaults(schema, {});
+    let initial: Record<string, unknown> =
+      options.applyDefaults === false ? {} : applyDefaults(schema, {});
     let issues: readonly AnswerIssue[] = [];
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       const response = await renderer.form(
@@ -108,10 +114,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         ctx.signal,
       );
       if (response.action !== 'accept') return { action: response.action };
-      const content =
-        options.applyDefaults === false
-          ? { ...response.content }
-          : applyDefaults(schema, response.content);
+      // Exactly what was reviewed: a default is never added back to a field the person cleared.
+      const content = { ...response.content };
       issues = schema.validate(content);
       if (issues.length === 0) return { action: 'accept', content };
       initial = content;

@@ -21,6 +21,7 @@ export interface ScriptedAnswer {
   /** Answer only a request whose message contains this text. */
   readonly match?: string;
   readonly action: 'accept' | 'decline' | 'cancel';
+  /** Entered on top of the form's defaults; `null` clears a field. */
   readonly content?: Record<string, unknown>;
 }
 
@@ -72,7 +73,8 @@ function enter(
     const f = session.field(name);
     if (f === undefined)
       log(`  (no field named ${inert(JSON.stringify(name), 80, false)}: ignored)`);
-    else session.set(f, content[name]);
+    // `null` clears the field (JSON has no undefined), as a person emptying it would.
+    else session.set(f, content[name] === null ? undefined : content[name]);
   }
 }
 

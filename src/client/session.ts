@@ -29,7 +29,10 @@ export interface FormStart {
   readonly schema: CompiledSchema;
   /** Problems of a previous attempt, shown until the field changes. */
   readonly issues?: readonly { readonly field?: string | undefined; readonly message: string }[];
-  /** Values to start from (own properties only); the schema's defaults fill the rest. */
+  /**
+   * Values to start from (own properties only), defaults included: a field missing here starts
+   * empty, so a field cleared in a previous attempt stays cleared. Absent: the schema's defaults.
+   */
   readonly initial?: Readonly<Record<string, unknown>>;
 }
 
@@ -71,12 +74,9 @@ export class FormSession {
     this.schema = start.schema;
     this.fields = start.schema.fields;
     for (const f of this.fields) this.byName.set(f.name, f);
-    const defaults = applyDefaults(start.schema, {});
-    const initial = start.initial ?? {};
-    for (const f of this.fields) {
-      const from = Object.hasOwn(initial, f.name) ? initial : defaults;
+    const from = start.initial ?? applyDefaults(start.schema, {});
+    for (const f of this.fields)
       if (hasOwnValue(from, f.name)) this.values.set(f.name, from[f.name]);
-    }
     for (const issue of start.issues ?? [])
       if (issue.field !== undefined && this.byName.has(issue.field))
         this.errors.set(issue.field, issue.message);
