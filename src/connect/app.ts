@@ -42,8 +42,10 @@ export type ConnectEvent =
   | { type: 'csrf_refused'; id: string }
   | { type: 'completed'; id: string; purpose: string }
   | { type: 'login_rate_limited'; address: string }
-  /** The store or the completion bus failed (the browser got a 503 page); `error` has the cause. */
-  | { type: 'store_failed'; what: string; error: unknown }
+  /** The store or the completion bus failed (`what`); `error` has the driver's error as cause. */
+  | { type: 'store_failed'; what: 'store' | 'completion bus'; error: unknown }
+  /** A page failed for another reason (the browser got a plain 500 page). */
+  | { type: 'page_failed'; error: unknown }
   | LoginEvent;
 
 export interface ConnectOptions {
@@ -132,7 +134,9 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
   // any other error a plain 500 page. Never Hono's bare default, never a stack.
   app.onError((error) => {
     const store = isStoreFailure(error);
-    ctx.log({ type: 'store_failed', what: store ? 'store' : 'page', error });
+    ctx.log(
+      store ? { type: 'store_failed', what: 'store', error } : { type: 'page_failed', error },
+    );
     return store ? unavailable() : failed('Something went wrong on the server.', null, 500);
   });
 
