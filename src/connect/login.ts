@@ -8,6 +8,7 @@
  */
 import type { Hono } from 'hono';
 import * as oauth from 'oauth4webapi';
+import { tokenPrincipal } from '../kernel/keys.ts';
 import type { Store } from '../kernel/store.ts';
 import type { ConnectLimits } from './limits.ts';
 import { admitLogin } from './limits.ts';
@@ -75,7 +76,8 @@ async function finishSignIn(
 }
 
 /**
- * Development login: pick a user name, no password. The principal is `dev|<name>`, or a fixed
+ * Development login: pick a user name, no password. The principal is `["dev","<name>"]` (as a
+ * token with issuer `dev` and that subject would be), or a fixed
  * principal (the demo uses `local`, matching an unauthenticated local MCP server). Never use it
  * where others can reach the pages.
  */
@@ -108,7 +110,7 @@ export function devLogin(options: { fixedPrincipal?: string } = {}): Login {
             'Choose a user name of letters, digits, "_", ".", "@" or "-".',
             whoOf(current),
           );
-        const principal = options.fixedPrincipal ?? `dev|${user}`;
+        const principal = options.fixedPrincipal ?? tokenPrincipal('dev', user);
         return finishSignIn(
           ctx,
           current,
@@ -146,7 +148,9 @@ function nameOf(claims: oauth.IDToken): string {
 }
 
 /**
- * Sign-in with OpenID Connect (code flow, PKCE S256, nonce); the principal is `<iss>|<sub>`.
+ * Sign-in with OpenID Connect (code flow, PKCE S256, nonce); the principal is issuer and subject
+ * joined as the MCP server joins a token's (`["<iss>","<sub>"]`), so the same person is the same
+ * principal on both sides.
  * The transaction is single-use, expires with `limits.loginTtlMs`, and is bound to the browser
  * that started it by a login cookie: a callback link replayed in another browser signs no one in.
  */
@@ -251,7 +255,7 @@ export function oidcLogin(options: OidcLoginOptions): Login {
           return finishSignIn(
             ctx,
             current,
-            `${claims.iss}|${claims.sub}`,
+            tokenPrincipal(claims.iss, claims.sub),
             nameOf(claims),
             tx.next,
             ctx.sessions.clearLogin(),

@@ -1,12 +1,15 @@
 /**
  * The vault: third-party tokens and secrets, encrypted at rest with the kernel's AES-256-GCM
- * (16-byte tag) under a keyring, with additional authenticated data = principal + provider +
- * key id, so a row copied to another user or provider fails to decrypt. Values never leave the
- * server. Entry names are formed by `vaultEntryName` and `vaultStoreKey`, nowhere else.
+ * (16-byte tag) under a keyring, with additional authenticated data = principal + entry name +
+ * key id (a JSON array, so no part can run into the next), so a row copied to another user or
+ * entry fails to decrypt. Values never leave the server. Entry names are formed by
+ * `vaultEntryName`, `recordEntryName` and `vaultStoreKey`, nowhere else, each injective in its
+ * parts (kernel/keys.ts). Rows written before this format (no `v: 2`) read as absent.
  */
 import { ElicitError } from '../errors.ts';
 import { ELICIT_VAULT_CORRUPT } from '../kernel/error-codes.ts';
 import { aeadOpen, aeadSeal, IV_BYTES, type Keyring, loadKeyring } from '../kernel/keyring.ts';
+import { joinKey } from '../kernel/keys.ts';
 import { pooledRandom } from '../kernel/random.ts';
 import type { Json, Store } from '../kernel/store.ts';
 import type { RecordPurpose } from '../server/url-port.ts';
@@ -25,11 +28,21 @@ export interface Vault {
 export class VaultError extends ElicitError {}
 
 /**
- * The vault entry behind a URL-mode subject: a provider's tokens under the provider's name, a
- * secret under `secret:<name>` (so a secret can never be read as a provider's tokens).
+ * The vault entry behind a URL-mode subject: `["connect","<provider>"]` for a provider's tokens,
+ * `["secret","<name>"]` for a secret, so a secret can never be read as a provider's tokens
+ * whatever either is called.
  */
 export function vaultEntryName(purpose: RecordPurpose, subject: string): string {
-  return purpose === 'connect' ? subject : `secret:${subject}`;
+  return joinKey(purpose, subject);
+}
+
+/**
+ * The vault entry holding what one URL-mode record obtained (`["record","<id>"]`): the value
+ * the page saved for that record, which only the request that asked reads, whatever other
+ * records of the same principal and subject saved since.
+ */
+export function recordEntryName(recordId: string): string {
+  return joinKey('record', recordId);
 }
 
 /** The store key of an entry: both parts base64url, so no name can run into the other. */
@@ -38,7 +51,10 @@ function vaultStoreKey(e: VaultEntry): string {
 }
 
 const aad = (e: VaultEntry, kid: string) =>
-  Buffer.from(`elicit-vault\u0000${e.principal}\u0000${e.provider}\u0000${kid}`);
+  Buffer.from(JSON.stringify(['elicit-vault', e.principal, e.provider, kid]));
+
+/** The row format: 2 since AAD and entry names are injective JSON arrays. */
+const FORMAT = 2;
 
 /** A vault on `store`, encrypting under `keyring` (checked here: a KeyringError if unusable). */
 export function createVault(
@@ -54,6 +70,7 @@ export function createVault(
       const { id, key: sealKey } = keys.current;
       const body = aeadSeal(sealKey, iv, aad(entry, id), JSON.stringify(secret));
       const record = {
+        v: FORMAT,
         k: id,
         iv: Buffer.from(iv).toString('base64url'),
         c: body.toString('base64url'),
@@ -64,8 +81,11 @@ export function createVault(
       await store.create(key, record, { ttlMs, tags: [`vault-principal:${entry.principal}`] });
     },
     async get<T extends Json>(entry: VaultEntry): Promise<T | undefined> {
-      const stored = await store.get<{ k: string; iv: string; c: string }>(vaultStoreKey(entry));
-      if (stored === undefined) return undefined;
+      const stored = await store.get<{ v?: number; k: string; iv: string; c: string }>(
+        vaultStoreKey(entry),
+      );
+      // A row of the earlier format was sealed under other names: as if never saved.
+      if (stored === undefined || stored.value.v !== FORMAT) return undefined;
       const { k, iv, c } = stored.value;
       const key = keys.usable(k, now());
       if (key === undefined) return undefined;

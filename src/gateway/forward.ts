@@ -21,6 +21,7 @@ import {
   UrlElicitationRequiredError,
 } from '@modelcontextprotocol/server';
 import { ElicitError } from '../errors.ts';
+import { joinKey } from '../kernel/keys.ts';
 import type { TokenBuckets } from '../kernel/rate-limit.ts';
 import { eraOf } from '../kernel/revision.ts';
 import type { Ask } from '../server/ask.ts';
@@ -183,7 +184,8 @@ async function rounds(
 
 function takeToken(host: ForwardHost, ctx: ServerContext): boolean {
   const server = host.upstream.client.getServerVersion()?.name ?? '';
-  return host.buckets.take(`${host.principalOf(ctx)}\u0000${server}`);
+  // Both parts may be chosen by a peer (a resolver's principal, the server's own name).
+  return host.buckets.take(joinKey(host.principalOf(ctx), server));
 }
 
 /** Tells a 2025-11-25 host that a URL page it was sent to is done. */

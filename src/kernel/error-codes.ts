@@ -55,6 +55,7 @@ export const ELICIT_LISTEN_FAILED = 'ELICIT_LISTEN_FAILED';
 export const ELICIT_CONNECT_NOT_CONFIGURED = 'ELICIT_CONNECT_NOT_CONFIGURED';
 export const ELICIT_NOT_CONNECTED = 'ELICIT_NOT_CONNECTED';
 export const ELICIT_PRINCIPAL_CONFIG = 'ELICIT_PRINCIPAL_CONFIG';
+export const ELICIT_TOKEN_NO_ISSUER = 'ELICIT_TOKEN_NO_ISSUER';
 export const ELICIT_STATE_INVALID = 'ELICIT_STATE_INVALID';
 export const ELICIT_KEYRING_INVALID = 'ELICIT_KEYRING_INVALID';
 export const ELICIT_STATE_TOO_LARGE = 'ELICIT_STATE_TOO_LARGE';
@@ -246,6 +247,13 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
     reach: 'local',
     meaning:
       'The server would be reachable beyond loopback with a principal option that cannot tell callers apart.',
+  },
+  [ELICIT_TOKEN_NO_ISSUER]: {
+    part: 'server',
+    reach: 'wire',
+    rpc: -32600,
+    meaning:
+      "An access token names a subject but no issuer, so its subject could be anyone's: the request is refused (-32600, data.reason 'token_without_issuer') unless your own principal resolver says who the caller is.",
   },
   [ELICIT_STATE_INVALID]: {
     part: 'server',
@@ -583,6 +591,7 @@ export type ElicitErrorCode =
   | typeof ELICIT_CONNECT_NOT_CONFIGURED
   | typeof ELICIT_NOT_CONNECTED
   | typeof ELICIT_PRINCIPAL_CONFIG
+  | typeof ELICIT_TOKEN_NO_ISSUER
   | typeof ELICIT_STATE_INVALID
   | typeof ELICIT_KEYRING_INVALID
   | typeof ELICIT_STATE_TOO_LARGE

@@ -33,6 +33,7 @@ import {
   NO_PRINCIPAL_MESSAGE,
   type PrincipalOption,
   resolvePrincipal,
+  TokenIssuerError,
 } from './principal.ts';
 import { invoke, type TaskSupport, type ToolOutput } from './runner.ts';
 import {
@@ -141,7 +142,7 @@ export interface ElicitServerOptions {
   /** Start-up warnings (a shared keyring with process-local markers, say); default console.warn. */
   readonly onWarning?: (warning: ElicitWarning) => void;
   /**
-   * Who is asking; see `PrincipalOption`. Default `'token'`: `<iss>|<sub>` from the verified MCP
+   * Who is asking; see `PrincipalOption`. Default `'token'`: `["<iss>","<sub>"]` from the verified MCP
    * access token, `local` without one on stdio and loopback only. Serving beyond loopback with
    * no way to tell callers apart is refused at start-up (PrincipalConfigError).
    */
@@ -288,7 +289,16 @@ export class ElicitServer {
 
   /** @internal the principal of a call, or -32600 when there is none. */
   principalOf(ctx: ServerContext): string {
-    const principal = resolvePrincipal(this.principalOption, ctx, this.reachable);
+    let principal: string | undefined;
+    try {
+      principal = resolvePrincipal(this.principalOption, ctx, this.reachable);
+    } catch (error) {
+      if (!(error instanceof TokenIssuerError)) throw error;
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, error.message, {
+        reason: 'token_without_issuer',
+        code: error.code,
+      });
+    }
     if (principal === undefined)
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, NO_PRINCIPAL_MESSAGE, {
         reason: 'no_principal',

@@ -54,6 +54,7 @@ export {
   PrincipalConfigError,
   type PrincipalOption,
   type PrincipalResolver,
+  TokenIssuerError,
 } from './principal.ts';
 export {
   checkKeyring,

@@ -8,14 +8,17 @@
 
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { ElicitError } from '../errors.ts';
-import { ELICIT_PRINCIPAL_CONFIG } from '../kernel/error-codes.ts';
+import { ELICIT_PRINCIPAL_CONFIG, ELICIT_TOKEN_NO_ISSUER } from '../kernel/error-codes.ts';
+import { tokenPrincipal } from '../kernel/keys.ts';
 
 /** Your own resolver: a stable id of the caller, or undefined when there is none (-32600). */
 export type PrincipalResolver = (ctx: ServerContext) => string | undefined;
 
 /**
- * - `'token'` (default): `<iss>|<sub>` of the verified MCP access token (`authInfo.extra`);
- *   without a token, `local` on stdio and loopback-only HTTP, refused elsewhere.
+ * - `'token'` (default): issuer and subject of the verified MCP access token (`authInfo.extra`
+ *   `iss` and `sub`), joined injectively as the JSON array `["<iss>","<sub>"]`; a token with a
+ *   subject but no issuer is refused (TokenIssuerError); without a token, `local` on stdio and
+ *   loopback-only HTTP, refused elsewhere.
  * - `'token-or-client-id'`: as `'token'`, falling back to `client:<clientId>` for tokens
  *   without a subject (every user of one OAuth client is then the same principal).
  * - `'shared-local'`: every unauthenticated caller is `local`, even beyond loopback (one
@@ -28,6 +31,19 @@ export type PrincipalOption = 'token' | 'token-or-client-id' | 'shared-local' | 
 export class PrincipalConfigError extends ElicitError {
   constructor(message: string) {
     super(ELICIT_PRINCIPAL_CONFIG, message);
+  }
+}
+
+/**
+ * A token names a subject but no issuer: the same subject from two issuers would be one caller,
+ * so it is refused (-32600) unless your own resolver decides who the caller is.
+ */
+export class TokenIssuerError extends ElicitError {
+  constructor() {
+    super(
+      ELICIT_TOKEN_NO_ISSUER,
+      'The access token names a subject but no issuer (iss), so its subject could be anyone’s: refused. Have your token verifier put iss in authInfo.extra beside sub, or pass your own resolver: createServer({ principal: (ctx) => … }).',
+    );
   }
 }
 
@@ -44,14 +60,17 @@ function fromToken(ctx: ServerContext, clientIdFallback: boolean): string | unde
   const auth = ctx.http?.authInfo;
   if (auth === undefined) return undefined;
   const extra = (auth.extra ?? {}) as { iss?: unknown; sub?: unknown };
-  if (typeof extra.sub === 'string' && extra.sub !== '')
-    return `${typeof extra.iss === 'string' ? extra.iss : ''}|${extra.sub}`;
+  if (typeof extra.sub === 'string' && extra.sub !== '') {
+    if (typeof extra.iss !== 'string' || extra.iss === '') throw new TokenIssuerError();
+    return tokenPrincipal(extra.iss, extra.sub);
+  }
   return clientIdFallback && auth.clientId !== '' ? `client:${auth.clientId}` : undefined;
 }
 
 /**
  * Resolves a request's principal. `exposed` is true once the server is served beyond loopback
  * (see `checkExposure`); only then does a request without a token stay without a principal.
+ * Throws TokenIssuerError for a token with a subject and no issuer (built-in options only).
  */
 export function resolvePrincipal(
   option: PrincipalOption,

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attachElicitation, type Renderer, scriptedRenderer } from '../../src/client/index.ts';
 import type { ConnectApp } from '../../src/connect/app.ts';
 import type { Vault } from '../../src/connect/vault.ts';
+import { vaultEntryName } from '../../src/connect/vault.ts';
 import {
   createServer as createElicitServer,
   generateKeySecret,
@@ -110,7 +111,7 @@ const cases: ['legacy' | 'modern', 'in-call' | 'error'][] = [
 describe.each(cases)('URL mode on %s (%s)', (era, mode) => {
   it('connect your calendar: consent at the provider, then the tool reads it with the stored token', async () => {
     current = serverOn(mode);
-    await vault.delete({ principal: 'local', provider: 'calendar' });
+    await vault.delete({ principal: 'local', provider: vaultEntryName('connect', 'calendar') });
     const context = await browser.newContext();
     const page = await context.newPage();
     const { c, elicit } = await client(era, page);
@@ -125,7 +126,7 @@ describe.each(cases)('URL mode on %s (%s)', (era, mode) => {
     const again = await elicit.callTool({ name: 'todays_meetings', arguments: {} });
     expect((again.content as { text: string }[])[0]?.text).toMatch(/^3 meetings for alice/);
     // An expired token is refreshed with the refresh token, without asking anyone.
-    const entry = { principal: 'local', provider: 'calendar' };
+    const entry = { principal: 'local', provider: vaultEntryName('connect', 'calendar') };
     const stale = (await vault.get<never>(entry)) as unknown as Record<string, unknown>;
     await vault.put(entry, { ...stale, expires_at: Date.now() - 1000 } as never, 60_000);
     const refreshed = await elicit.callTool({ name: 'todays_meetings', arguments: {} });
@@ -153,7 +154,7 @@ describe('no third-party secret crosses MCP', () => {
   it('no token or secret appears in any MCP message or requestState', async () => {
     const tokens = await vault.get<{ access_token: string; refresh_token: string }>({
       principal: 'local',
-      provider: 'calendar',
+      provider: vaultEntryName('connect', 'calendar'),
     });
     expect(tokens?.access_token).toBeDefined();
     const all = traffic.join('\n');

@@ -11,6 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type ConnectOptions, createConnectApp } from '../../src/connect/app.ts';
 import { AddressBuckets, ConnectLimitError, connectLimits } from '../../src/connect/limits.ts';
 import { devLogin } from '../../src/connect/login.ts';
+import { vaultEntryName } from '../../src/connect/vault.ts';
+import { tokenPrincipal } from '../../src/kernel/keys.ts';
 import { sqliteStore } from '../../src/store/index.ts';
 import type { Store } from '../../src/store/types.ts';
 import {
@@ -108,7 +110,7 @@ describe('request bodies', () => {
     const { base, records, vault } = await serve({ limits: { bodyBytes: 8 * 1024 } });
     const cookie = await signIn(base, 'ann');
     const record = await records.create({
-      principal: 'dev|ann',
+      principal: tokenPrincipal('dev', 'ann'),
       clientId: undefined,
       purpose: 'secret',
       subject: 'k',
@@ -124,7 +126,12 @@ describe('request bodies', () => {
     expect(r.status).toBe(413);
     expect(r.text).toContain('larger than 8192 bytes');
     expect(r.pulled).toBeLessThan(16 * MB);
-    expect(await vault.get({ principal: 'dev|ann', provider: 'secret:k' })).toBeUndefined();
+    expect(
+      await vault.get({
+        principal: tokenPrincipal('dev', 'ann'),
+        provider: vaultEntryName('secret', 'k'),
+      }),
+    ).toBeUndefined();
     expect((await records.get(record.id))?.status).toBe('pending');
     // A form within the limit still works on the same record.
     const page = await (await fetch(`${base}/elicit/${record.id}`, { headers: { cookie } })).text();
@@ -135,14 +142,19 @@ describe('request bodies', () => {
       body: new URLSearchParams({ secret: 's3cret', csrf }),
     });
     expect(ok.status).toBe(200);
-    expect(await vault.get({ principal: 'dev|ann', provider: 'secret:k' })).toBe('s3cret');
+    expect(
+      await vault.get({
+        principal: tokenPrincipal('dev', 'ann'),
+        provider: vaultEntryName('secret', 'k'),
+      }),
+    ).toBe('s3cret');
   }, 60_000);
 
   it('a cross-site POST is refused before its body is read', async () => {
     const { base, records } = await serve();
     const cookie = await signIn(base, 'bea');
     const record = await records.create({
-      principal: 'dev|bea',
+      principal: tokenPrincipal('dev', 'bea'),
       clientId: undefined,
       purpose: 'secret',
       subject: 'k',

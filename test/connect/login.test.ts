@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectApp, ConnectEvent } from '../../src/connect/app.ts';
 import type { Records } from '../../src/connect/records.ts';
 import type { Vault } from '../../src/connect/vault.ts';
+import { vaultEntryName } from '../../src/connect/vault.ts';
+import { tokenPrincipal } from '../../src/kernel/keys.ts';
 import { launchBrowser, signInAtProvider } from '../support/browser.ts';
 import { holdingListener } from '../support/held-callback.ts';
 import type { Idp } from '../support/idp.ts';
@@ -52,7 +54,7 @@ afterAll(async () => {
 });
 
 const secretRecord = (user: string) =>
-  newRecord(records, `${idp.issuer}|${user}`, 'secret', 'api-key', 'API key');
+  newRecord(records, tokenPrincipal(idp.issuer, user), 'secret', 'api-key', 'API key');
 
 /** Signs in at the identity provider from a connect link, and returns the callback unvisited. */
 async function heldCallback(page: Page, link: string, account: string): Promise<string> {
@@ -106,7 +108,10 @@ describe('login CSRF', () => {
     expect(await page.$('#secret')).toBeNull();
     expect(events).toContainEqual({ type: 'login_refused', reason: 'other_browser' });
     expect(
-      await vault.get({ principal: `${idp.issuer}|mallory`, provider: 'secret:api-key' }),
+      await vault.get({
+        principal: tokenPrincipal(idp.issuer, 'mallory'),
+        provider: vaultEntryName('secret', 'api-key'),
+      }),
     ).toBeUndefined();
     await attacker.close();
     await victim.close();
@@ -152,8 +157,8 @@ describe('one identity per browser', () => {
     expect((await sessionCookie(context))?.value).toBe(before?.value);
     expect(events).toContainEqual({
       type: 'login_switch_refused',
-      current: `${idp.issuer}|vic`,
-      presented: `${idp.issuer}|other`,
+      current: tokenPrincipal(idp.issuer, 'vic'),
+      presented: tokenPrincipal(idp.issuer, 'other'),
     });
     // Confirming signs vic out and runs the sign-in again; only then is the browser `other`.
     await page.click('text=Sign out and sign in again');

@@ -8,6 +8,8 @@ import type { ConnectApp, ConnectEvent } from '../../src/connect/app.ts';
 import { devLogin } from '../../src/connect/login.ts';
 import type { Records } from '../../src/connect/records.ts';
 import type { Vault } from '../../src/connect/vault.ts';
+import { vaultEntryName } from '../../src/connect/vault.ts';
+import { tokenPrincipal } from '../../src/kernel/keys.ts';
 import { memoryStore } from '../../src/store/index.ts';
 import { consentAtProvider, launchBrowser, signInAtProvider } from '../support/browser.ts';
 import { holdingListener } from '../support/held-callback.ts';
@@ -59,7 +61,13 @@ async function signIn(page: Page, user: string) {
 
 describe('connect flow', () => {
   it('login first, consent at the provider, callback, tokens in the vault, completion', async () => {
-    const record = await newRecord(records, 'dev|alice', 'connect', 'calendar', 'Calendar');
+    const record = await newRecord(
+      records,
+      tokenPrincipal('dev', 'alice'),
+      'connect',
+      'calendar',
+      'Calendar',
+    );
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(connect.link(record.id));
@@ -69,8 +77,8 @@ describe('connect flow', () => {
     await page.waitForSelector('text=calendar is connected');
     expect(await page.textContent('body')).toContain('You can close this tab');
     const tokens = await vault.get<{ access_token: string; refresh_token?: string }>({
-      principal: 'dev|alice',
-      provider: 'calendar',
+      principal: tokenPrincipal('dev', 'alice'),
+      provider: vaultEntryName('connect', 'calendar'),
     });
     expect(tokens?.access_token.length).toBeGreaterThan(10);
     expect(tokens?.refresh_token).toBeDefined();
@@ -87,7 +95,13 @@ describe('connect flow', () => {
   }, 60_000);
 
   it('every page forbids framing and third-party loads', async () => {
-    const record = await newRecord(records, 'dev|carol', 'secret', 'api-key', 'API key');
+    const record = await newRecord(
+      records,
+      tokenPrincipal('dev', 'carol'),
+      'secret',
+      'api-key',
+      'API key',
+    );
     const res = await fetch(connect.link(record.id), { redirect: 'manual' });
     expect(res.status).toBe(303);
     const login = await fetch(new URL(res.headers.get('location') as string, base));
@@ -99,7 +113,13 @@ describe('connect flow', () => {
 
 describe('phishing', () => {
   it("Alice's link opened by Bob is refused: nothing stored, no redirect to the provider", async () => {
-    const record = await newRecord(records, 'dev|alice', 'connect', 'calendar', 'Calendar');
+    const record = await newRecord(
+      records,
+      tokenPrincipal('dev', 'alice'),
+      'connect',
+      'calendar',
+      'Calendar',
+    );
     const context = await browser.newContext();
     const page = await context.newPage();
     const requests: string[] = [];
@@ -108,13 +128,18 @@ describe('phishing', () => {
     await signIn(page, 'bob');
     expect(await page.textContent('h1')).toBe('This link is not available');
     expect(requests.some((u) => u.startsWith(idp.issuer))).toBe(false);
-    expect(await vault.get({ principal: 'dev|bob', provider: 'calendar' })).toBeUndefined();
+    expect(
+      await vault.get({
+        principal: tokenPrincipal('dev', 'bob'),
+        provider: vaultEntryName('connect', 'calendar'),
+      }),
+    ).toBeUndefined();
     expect((await records.get(record.id))?.status).toBe('pending');
     expect(events).toContainEqual({
       type: 'principal_mismatch',
       id: record.id,
-      record: 'dev|alice',
-      browser: 'dev|bob',
+      record: tokenPrincipal('dev', 'alice'),
+      browser: tokenPrincipal('dev', 'bob'),
     });
     await context.close();
   }, 60_000);
@@ -131,7 +156,13 @@ describe('OAuth threats', () => {
   async function callbackUrl(
     user: string,
   ): Promise<{ url: URL; page: Page; close: () => Promise<void> }> {
-    const record = await newRecord(records, `dev|${user}`, 'connect', 'calendar', 'Calendar');
+    const record = await newRecord(
+      records,
+      tokenPrincipal('dev', user),
+      'connect',
+      'calendar',
+      'Calendar',
+    );
     const context = await browser.newContext();
     const page = await context.newPage();
     const captured = callbacks.next();
@@ -216,7 +247,13 @@ describe('OAuth threats', () => {
   });
 
   it('pages cannot be framed, and a cross-site POST to the secret page is refused', async () => {
-    const record = await newRecord(records, 'dev|hal', 'secret', 'token', 'Token');
+    const record = await newRecord(
+      records,
+      tokenPrincipal('dev', 'hal'),
+      'secret',
+      'token',
+      'Token',
+    );
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(connect.link(record.id));
@@ -265,7 +302,12 @@ describe('OAuth threats', () => {
       body: new URLSearchParams({ secret: 'stolen', csrf: 'wrong' }),
     });
     expect(noToken.status).toBe(403);
-    expect(await vault.get({ principal: 'dev|hal', provider: 'secret:token' })).toBeUndefined();
+    expect(
+      await vault.get({
+        principal: tokenPrincipal('dev', 'hal'),
+        provider: vaultEntryName('secret', 'token'),
+      }),
+    ).toBeUndefined();
     expect(events.some((e) => e.type === 'csrf_refused' && e.id === record.id)).toBe(true);
     // A GET never changes anything.
     expect((await fetch(`${connect.link(record.id)}/secret`, { headers: { cookie } })).status).toBe(
@@ -276,7 +318,7 @@ describe('OAuth threats', () => {
 });
 
 describe('login and cookies', () => {
-  it('oidcLogin signs the browser in with the identity provider; the principal is iss|sub', async () => {
+  it('oidcLogin signs the browser in with the identity provider; the principal is issuer and subject, joined injectively', async () => {
     const { Sessions } = await import('../../src/connect/sessions.ts');
     const login = await connectStack({
       idpClients: loginClients,
@@ -289,7 +331,13 @@ describe('login and cookies', () => {
       providers: {},
     });
     login.route(listenerOf(app.fetch));
-    const record = await newRecord(loginRecords, `${loginIdp.issuer}|ivy`, 'secret', 'k', 'K');
+    const record = await newRecord(
+      loginRecords,
+      tokenPrincipal(loginIdp.issuer, 'ivy'),
+      'secret',
+      'k',
+      'K',
+    );
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(app.link(record.id));
@@ -302,7 +350,7 @@ describe('login and cookies', () => {
     const session = await new Sessions(login.store, new URL(loginBase)).current(
       `${cookie?.name}=${cookie?.value}`,
     );
-    expect(session?.principal).toBe(`${loginIdp.issuer}|ivy`);
+    expect(session?.principal).toBe(tokenPrincipal(loginIdp.issuer, 'ivy'));
     await context.close();
     await login.close();
   }, 60_000);

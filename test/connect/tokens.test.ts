@@ -13,6 +13,7 @@ import {
   TokenDestinationError,
   type Tokens,
 } from '../../src/connect/oauth.ts';
+import { vaultEntryName } from '../../src/connect/vault.ts';
 import { connection } from '../../src/server/url-mode.ts';
 import { consentAtProvider, launchBrowser, passDevLogin } from '../support/browser.ts';
 import { type ConnectStack, connectStack, listenerOf, newRecord } from '../support/kit.ts';
@@ -24,7 +25,7 @@ let elsewhere: Server;
 let elsewhereUrl = '';
 const received: (string | undefined)[] = [];
 let app: ConnectApp;
-const entry = { principal: 'local', provider: 'calendar' };
+const entry = { principal: 'local', provider: vaultEntryName('connect', 'calendar') };
 
 beforeAll(async () => {
   stack = await connectStack();
@@ -98,7 +99,7 @@ describe('Connection.fetch', () => {
     expect(res.status).toBe(200);
     const fresh = (await stack.vault.get<never>(entry)) as Tokens | undefined;
     expect(fresh?.access_token).not.toBe(tokens?.access_token);
-    const key = `vault:${Buffer.from('local').toString('base64url')}:${Buffer.from('calendar').toString('base64url')}`;
+    const key = `vault:${Buffer.from('local').toString('base64url')}:${Buffer.from(entry.provider).toString('base64url')}`;
     const stored = await stack.store.get(key);
     expect(stored?.expiresAt).toBeLessThanOrEqual(Date.now() + HOUR);
   });

@@ -30,18 +30,30 @@ const call = (
   token?: string,
 ) => callTool(entry, 't', params, { host, token });
 
-/** Test tokens: `sub:<name>` names a subject, `client:<id>` only a client. */
+/**
+ * Test tokens: `sub:<name>` names a subject, `client:<id>` only a client, `nois:<name>` a
+ * subject without an issuer, `raw:<json>` the claims `{iss, sub}` as given.
+ */
 function authInfo(req: Request): AuthInfo | undefined {
   const token = req.headers.get('authorization')?.replace(/^Bearer /, '');
   if (token === undefined) return undefined;
-  const [kind, value = ''] = token.split(':');
-  return {
-    token,
-    clientId: kind === 'client' ? value : 'app',
-    scopes: [],
-    extra: kind === 'sub' ? { iss: 'https://idp.example', sub: value } : {},
-  };
+  const at = token.indexOf(':');
+  const kind = token.slice(0, at);
+  const value = token.slice(at + 1);
+  const extra =
+    kind === 'sub'
+      ? { iss: 'https://idp.example', sub: value }
+      : kind === 'nois'
+        ? { sub: value }
+        : kind === 'raw'
+          ? (JSON.parse(decodeURIComponent(value)) as Record<string, unknown>)
+          : {};
+  return { token, clientId: kind === 'client' ? value : 'app', scopes: [], extra };
 }
+
+/** A `raw:` token for issuer and subject. */
+const claims = (iss: unknown, sub: unknown) =>
+  `raw:${encodeURIComponent(JSON.stringify({ iss, sub }))}`;
 
 const PUBLIC = { allowedHosts: ['mcp.example.com'] };
 
@@ -93,6 +105,45 @@ describe('principal', () => {
     // With the opt-in, a token without a subject is its client.
     const byClient = await call(entry, 'mcp.example.com', {}, 'client:cli');
     expect(byClient.result?.resultType).toBe('input_required');
+  });
+
+  it('issuer and subject are joined injectively: a separator cannot merge two callers', async () => {
+    const entry = httpEntry(app(), { ...PUBLIC, authInfo });
+    // (https://a.example, tenant|bob) and (https://a.example|tenant, bob) were one principal.
+    const one = claims('https://a.example', 'tenant|bob');
+    const other = claims('https://a.example|tenant', 'bob');
+    const first = await call(entry, 'mcp.example.com', {}, one);
+    const answer = {
+      requestState: first.result?.requestState as string,
+      inputResponses: { k: { action: 'accept', content: { v: 'x' } } },
+    };
+    expect((await call(entry, 'mcp.example.com', answer, other)).error?.code).toBe(-32602);
+    expect((await call(entry, 'mcp.example.com', answer, one)).result?.content).toEqual([
+      { type: 'text', text: 'done' },
+    ]);
+  });
+
+  it('refuses a token with a subject and no issuer (-32600, token_without_issuer)', async () => {
+    for (const option of ['token', 'token-or-client-id', 'shared-local'] as const) {
+      const entry = httpEntry(app(option), { ...PUBLIC, authInfo });
+      for (const token of ['nois:bob', claims('', 'bob'), claims(5, 'bob'), claims(null, 'bob')]) {
+        const refused = await call(entry, 'mcp.example.com', {}, token);
+        expect(refused.error?.code).toBe(-32600);
+        expect(refused.error?.data).toMatchObject({
+          reason: 'token_without_issuer',
+          code: 'ELICIT_TOKEN_NO_ISSUER',
+        });
+        expect(refused.error?.message).toMatch(/no issuer/);
+      }
+    }
+    // Your own resolver decides: it may accept such tokens.
+    const resolver = httpEntry(
+      app((ctx) => `sub-only:${String(ctx.http?.authInfo?.extra?.sub)}`),
+      { ...PUBLIC, authInfo },
+    );
+    expect((await call(resolver, 'mcp.example.com', {}, 'nois:bob')).result?.resultType).toBe(
+      'input_required',
+    );
   });
 
   it('a loopback-only server without auth is one person: local', async () => {
