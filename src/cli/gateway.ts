@@ -5,7 +5,7 @@
  * and the same saved sign-in. Nothing is written to stdout but MCP: notes go to stderr.
  */
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { createGateway } from '../gateway/index.ts';
+import { auditFile, createGateway, PolicyError, readPolicy } from '../gateway/index.ts';
 import type { UpstreamEra } from '../gateway/upstream.ts';
 import { authProviderFor } from './auth.ts';
 import { createTransport, type Target } from './host/transport.ts';
@@ -17,6 +17,9 @@ export interface GatewayCliOptions {
   readonly headers?: Readonly<Record<string, string>>;
   readonly connectTimeoutMs?: number;
   readonly callTimeoutMs?: number;
+  /** Answer policy file (JSON) and audit log file (JSON lines). */
+  readonly policyFile?: string;
+  readonly auditFile?: string;
   /** Serve hosts over HTTP here instead of stdio. */
   readonly listen?: { readonly host: string; readonly port: number };
 }
@@ -29,8 +32,12 @@ export async function runGateway(o: GatewayCliOptions): Promise<number> {
     'url' in o.target && !own
       ? await authProviderFor(o.target.url, { output: process.stderr })
       : undefined;
+  const policy = o.policyFile === undefined ? undefined : readPolicy(o.policyFile);
+  const audit = o.auditFile === undefined ? undefined : auditFile(o.auditFile);
   const gateway = await createGateway({
     era: o.era,
+    ...(policy === undefined ? {} : { policy }),
+    ...(audit === undefined ? {} : { audit }),
     transport: () =>
       createTransport(o.target, {
         env: o.env,
@@ -70,6 +77,7 @@ export async function runGateway(o: GatewayCliOptions): Promise<number> {
   const code = await ended;
   closing = true;
   await gateway.close();
+  await audit?.close();
   return code;
 }
 
@@ -89,6 +97,8 @@ export async function gatewayCommand(
   let listenAt: { host: string; port: number } | undefined;
   let connectTimeoutMs: number | undefined;
   let callTimeoutMs: number | undefined;
+  let policyFile: string | undefined;
+  let auditTo: string | undefined;
   const positional: string[] = [];
   const host = <T>(f: () => T): T => {
     try {
@@ -126,6 +136,8 @@ export async function gatewayCommand(
       headers[k] = v;
     } else if (a === '--connect-timeout') connectTimeoutMs = seconds(a, value());
     else if (a === '--timeout') callTimeoutMs = seconds(a, value());
+    else if (a === '--policy') policyFile = value();
+    else if (a === '--audit') auditTo = value();
     else if (a === '--listen') {
       const v = value();
       const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(v);
@@ -151,8 +163,17 @@ export async function gatewayCommand(
     );
   if (Object.keys(headers).length > 0 && !('url' in target))
     fail('--header is for HTTP servers; use --env for a stdio server');
+  if (policyFile !== undefined)
+    try {
+      readPolicy(policyFile);
+    } catch (error) {
+      if (error instanceof PolicyError) fail(error.message);
+      throw error;
+    }
   return runGateway({
     target,
+    ...(policyFile === undefined ? {} : { policyFile }),
+    ...(auditTo === undefined ? {} : { auditFile: auditTo }),
     era,
     env,
     headers,

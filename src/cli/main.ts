@@ -83,6 +83,10 @@ Options:
   --header "Name: value"     HTTP request header for the server (repeatable)
   --connect-timeout <s>      give up connecting after this many seconds (default 30)
   --timeout <s>              a round toward the server silent this long fails (default 60)
+  --policy <file.json>       answer policy for headless runs: rules on server, tool, mode, field
+                             → ask | decline | cancel | defaults | {"answer": {...}}
+                             (a URL page is never accepted by a rule)
+  --audit <file.jsonl>       append each question and its outcome (sensitive fields redacted)
   --help                     this text
 
 See docs/gateway.md for host configuration.

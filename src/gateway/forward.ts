@@ -23,10 +23,21 @@ import {
 import { ElicitError } from '../errors.ts';
 import { joinKey } from '../kernel/keys.ts';
 import type { TokenBuckets } from '../kernel/rate-limit.ts';
-import { eraOf } from '../kernel/revision.ts';
+import { eraOf, schemaRevisionOf } from '../kernel/revision.ts';
+import { type CompiledSchema, compileSchema, SchemaError } from '../schema/index.ts';
 import type { Ask } from '../server/ask.ts';
 import { analyzeUrl } from '../url/index.ts';
 import type { HeldCall, HeldCalls } from './held.ts';
+import {
+  type AuditEntry,
+  type AuditLog,
+  auditUrl,
+  decide,
+  formOutcome,
+  type Policy,
+  redact,
+  urlOutcome,
+} from './policy.ts';
 import type { HeldAnswer, Upstream } from './upstream.ts';
 
 export type CallMethod = 'tools/call' | 'prompts/get' | 'resources/read';
@@ -41,6 +52,11 @@ export interface ForwardHost {
   readonly callTimeoutMs: number;
   /** Rounds toward the server in one call. */
   readonly maxRounds: number;
+  /** Answer policies (headless runs) and the audit log. */
+  readonly policy?: Policy | undefined;
+  readonly audit?: AuditLog | undefined;
+  /** The tool, prompt or resource of this call (set per call by `forward`). */
+  readonly tool?: string;
   /** How long a page of a -32042 may take to be reported complete before the call is made again. */
   readonly pageWaitMs: number;
   principalOf(ctx: ServerContext): string;
@@ -74,10 +90,12 @@ function progressTo(ctx: ServerContext) {
  * What the host can be asked, as client capabilities: a 2026-07-28 server reads them per request,
  * so it asks only what will reach the host (a 2025 server saw the gateway's at initialize).
  */
-function hostCapabilities(ask: Ask): Record<string, unknown> {
+function hostCapabilities(host: ForwardHost, ask: Ask): Record<string, unknown> {
+  // With a policy the gateway itself can answer (and decline a page) when the host cannot.
+  const ruled = host.policy !== undefined;
   const elicitation: Record<string, object> = {};
-  if (ask.can('form')) elicitation.form = {};
-  if (ask.can('url')) elicitation.url = {};
+  if (ruled || ask.can('form')) elicitation.form = {};
+  if (ruled || ask.can('url')) elicitation.url = {};
   return {
     ...(Object.keys(elicitation).length > 0 ? { elicitation } : {}),
     ...(ask.can('sampling') ? { sampling: {} } : {}),
@@ -99,7 +117,7 @@ function send(
   const params =
     ask === undefined
       ? call
-      : { ...call, _meta: { [CLIENT_CAPABILITIES_META_KEY]: hostCapabilities(ask) } };
+      : { ...call, _meta: { [CLIENT_CAPABILITIES_META_KEY]: hostCapabilities(host, ask) } };
   return host.upstream.client.request(
     { method, params } as never,
     {
@@ -122,9 +140,12 @@ export function forward(
 ): Promise<unknown> {
   // Only what the call is: a host's own _meta (progress token, envelope) is not the server's.
   const { _meta: _ignored, inputResponses: _r, requestState: _s, ...call } = params;
+  const name =
+    typeof call.name === 'string' ? call.name : typeof call.uri === 'string' ? call.uri : '';
+  const scoped: ForwardHost = { ...host, tool: name };
   return host.upstream.modern
-    ? rounds(host, method, call, ask, ctx)
-    : held(host, method, call, ask, ctx);
+    ? rounds(scoped, method, call, ask, ctx)
+    : held(scoped, method, call, ask, ctx);
 }
 
 async function rounds(
@@ -163,7 +184,8 @@ async function rounds(
       (key, i) => {
         // The host sees the server's own keys, each once per conversation (a replay makes the
         // same choices); a key elicit cannot use, or one an earlier round used, is renamed.
-        const own = ASK_KEY.test(key) && !used.has(key) ? key : `r${round}.${i}`;
+        const own =
+          ASK_KEY.test(key) && key.length <= 60 && !used.has(key) ? key : `r${round}.${i}`;
         used.add(own);
         return own;
       },
@@ -208,35 +230,61 @@ async function answerAll(
 ): Promise<Result> {
   const out: Result = {};
   const batch: Record<string, Parameters<Ask['all']>[0][string]> = {};
-  const batched: [string, string][] = [];
+  const batched: [string, string, CompiledSchema | undefined, string][] = [];
   const later: [string, string, InputRequest][] = [];
   // Keys are chosen in the server's order (ask.all's batch, then URL pages), the same each replay.
-  entries.forEach(([key, request], i) => {
+  for (const [i, [key, request]] of entries.entries()) {
     const askKey = keyOf(key, i);
     if (allowed[i] === false) {
       out[key] = request.method === 'elicitation/create' ? { action: 'decline' } : undefined;
-      return;
+      continue;
     }
     const params = (request.params ?? {}) as Result;
     if (request.method === 'elicitation/create' && params.mode !== 'url') {
       const schema = params.requestedSchema as Result | undefined;
+      const message = typeof params.message === 'string' ? params.message : '';
+      const compiled = compiled_(host, schema);
+      const ruled = compiled === undefined ? undefined : policyForm(host, compiled);
+      if (ruled !== undefined) {
+        out[key] = ruled.outcome;
+        await audit(host, ask, askKey, {
+          mode: 'form',
+          message,
+          fields: compiled?.fields.map((f) => f.name),
+          by: ruled.by,
+          outcome: ruled.outcome,
+          schema: compiled,
+        });
+        continue;
+      }
       batch[askKey] = {
         form: schema ?? {},
-        message: typeof params.message === 'string' ? params.message : '',
+        message,
         allowSensitive: Object.keys((schema?.properties as Result | undefined) ?? {}),
       };
-      batched.push([key, askKey]);
+      batched.push([key, askKey, compiled, message]);
     } else if (request.method === 'sampling/createMessage') {
       batch[askKey] = { sample: params as never };
-      batched.push([key, askKey]);
+      batched.push([key, askKey, undefined, '']);
     } else if (request.method === 'roots/list') {
       batch[askKey] = { roots: true };
-      batched.push([key, askKey]);
+      batched.push([key, askKey, undefined, '']);
     } else later.push([askKey, key, request]);
-  });
+  }
   if (batched.length > 0) {
     const answers = await ask.all(batch);
-    for (const [key, askKey] of batched) out[key] = formAnswer(answers[askKey]);
+    for (const [key, askKey, compiled, message] of batched) {
+      out[key] = formAnswer(answers[askKey]);
+      if (compiled !== undefined)
+        await audit(host, ask, askKey, {
+          mode: 'form',
+          message,
+          fields: compiled.fields.map((f) => f.name),
+          by: 'host',
+          outcome: out[key] as Outcome,
+          schema: compiled,
+        });
+    }
   }
   for (const [askKey, key, request] of later) {
     const url = (request.params as { url?: unknown } | undefined)?.url;
@@ -251,6 +299,78 @@ async function answerAll(
   return out;
 }
 
+type Outcome =
+  | { action: 'accept'; content?: Record<string, unknown> }
+  | { action: 'decline' | 'cancel' };
+
+/** The form as the server's revision reads it, or undefined when elicit refuses it (ask says why). */
+function compiled_(host: ForwardHost, schema: Result | undefined): CompiledSchema | undefined {
+  try {
+    return compileSchema(schema ?? {}, { revision: schemaRevisionOf(host.upstream.revision) });
+  } catch (error) {
+    if (error instanceof SchemaError) return undefined;
+    throw error;
+  }
+}
+
+/** What the policy answers for a form, or undefined when the host is to be asked. */
+function policyForm(
+  host: ForwardHost,
+  schema: CompiledSchema,
+): { outcome: Outcome; by: AuditEntry['by'] } | undefined {
+  if (host.policy === undefined) return undefined;
+  const { action, rule } = decide(host.policy, {
+    server: serverName(host),
+    tool: host.tool ?? '',
+    mode: 'form',
+    fields: schema.fields.map((f) => f.name),
+  });
+  const outcome = formOutcome(action, schema);
+  return outcome === undefined
+    ? undefined
+    : { outcome, by: rule === 0 ? 'otherwise' : `rule ${rule}` };
+}
+
+const serverName = (host: ForwardHost) => host.upstream.client.getServerVersion()?.name ?? '';
+
+/** One line in the audit log, written once per conversation (a replay finds the step done). */
+async function audit(
+  host: ForwardHost,
+  ask: Ask,
+  askKey: string,
+  q: {
+    mode: 'form' | 'url';
+    message: string;
+    url?: string;
+    fields?: readonly string[] | undefined;
+    by: AuditEntry['by'];
+    outcome: Outcome;
+    schema?: CompiledSchema | undefined;
+  },
+): Promise<void> {
+  const log = host.audit;
+  if (log === undefined) return;
+  await ask.step(`a.${askKey}`, () => {
+    const content =
+      q.outcome.action === 'accept' && q.outcome.content !== undefined && q.schema !== undefined
+        ? redact(q.schema, q.outcome.content)
+        : undefined;
+    log.write({
+      at: new Date().toISOString(),
+      server: serverName(host),
+      tool: host.tool ?? '',
+      mode: q.mode,
+      message: q.message.slice(0, 500),
+      ...(q.url === undefined ? {} : { url: auditUrl(q.url) }),
+      ...(q.fields === undefined ? {} : { fields: q.fields }),
+      by: q.by,
+      action: q.outcome.action,
+      ...(content === undefined ? {} : { content }),
+    });
+    return 1;
+  });
+}
+
 /** A form's outcome as an ElicitResult; other answers as they are. */
 function formAnswer(answer: unknown): unknown {
   const a = answer as { action?: string; content?: unknown } | undefined;
@@ -261,7 +381,7 @@ function formAnswer(answer: unknown): unknown {
 
 /** One request of the server's, asked of the host after elicit's client-side checks. */
 async function answerOne(
-  _host: ForwardHost,
+  host: ForwardHost,
   ask: Ask,
   key: string,
   request: InputRequest,
@@ -275,6 +395,26 @@ async function answerOne(
       // URL safety: refused addresses never reach the host; warnings go with the message.
       const analysis = analyzeUrl(params.url);
       if (analysis.href === undefined) return { action: 'decline' };
+      // A rule never accepts a page: it declines or cancels it, or leaves it to the host.
+      if (host.policy !== undefined) {
+        const { action, rule } = decide(host.policy, {
+          server: serverName(host),
+          tool: host.tool ?? '',
+          mode: 'url',
+          fields: [],
+        });
+        const ruled = urlOutcome(action);
+        if (ruled !== undefined) {
+          await audit(host, ask, key, {
+            mode: 'url',
+            message,
+            url: analysis.href,
+            by: rule === 0 ? 'otherwise' : `rule ${rule}`,
+            outcome: ruled,
+          });
+          return ruled;
+        }
+      }
       const warnings = analysis.warnings.map((w) => w.message);
       const id =
         typeof params.elicitationId === 'string'
@@ -286,6 +426,13 @@ async function answerOne(
         message: warnings.length === 0 ? message : `${message}\n\n${warnings.join('\n')}`,
         url: analysis.href,
         ...(id === undefined ? {} : { elicitationId: id }),
+      });
+      await audit(host, ask, key, {
+        mode: 'url',
+        message,
+        url: analysis.href,
+        by: 'host',
+        outcome: { action: r.action },
       });
       return { action: r.action };
     }

@@ -21,6 +21,7 @@ import { stdio } from '../server/stdio.ts';
 import { WireMcpServer } from '../server/wire.ts';
 import { type CallMethod, type ForwardHost, forward } from './forward.ts';
 import { HeldCalls, type HeldLimits } from './held.ts';
+import type { AuditLog, Policy } from './policy.ts';
 import { GatewayError, Upstream, type UpstreamOptions } from './upstream.ts';
 
 export interface GatewayLimits {
@@ -46,6 +47,10 @@ export interface GatewayOptions extends UpstreamOptions {
    */
   readonly server?: Partial<ElicitServerOptions>;
   readonly limits?: GatewayLimits;
+  /** Answer policy for headless runs (see `readPolicy`); without one every question goes to the host. */
+  readonly policy?: Policy;
+  /** Where each question and its outcome is written (see `auditFile`). */
+  readonly audit?: AuditLog;
 }
 
 /** A gateway connected to its server, ready to serve hosts. */
@@ -101,6 +106,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     callTimeoutMs: limits.callTimeoutMs ?? 60_000,
     maxRounds: limits.maxRounds ?? 16,
     pageWaitMs: limits.pageWaitMs ?? 600_000,
+    policy: options.policy,
+    audit: options.audit,
     principalOf: (ctx: ServerContext) => (app as GatewayApp).principalOf(ctx),
   };
 

@@ -7,4 +7,15 @@ export {
   type GatewayOptions,
 } from './gateway.ts';
 export { DEFAULT_HELD_LIMITS, HeldCallError, type HeldLimits } from './held.ts';
+export {
+  type AuditEntry,
+  type AuditLog,
+  auditFile,
+  checkPolicy,
+  type Policy,
+  type PolicyAction,
+  PolicyError,
+  type PolicyRule,
+  readPolicy,
+} from './policy.ts';
 export type { UpstreamEra, UpstreamOptions } from './upstream.ts';

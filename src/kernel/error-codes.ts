@@ -112,6 +112,7 @@ export const ELICIT_GATEWAY_UPSTREAM = 'ELICIT_GATEWAY_UPSTREAM';
 export const ELICIT_GATEWAY_HELD_LIMIT = 'ELICIT_GATEWAY_HELD_LIMIT';
 export const ELICIT_GATEWAY_HELD_GONE = 'ELICIT_GATEWAY_HELD_GONE';
 export const ELICIT_GATEWAY_NO_CALL = 'ELICIT_GATEWAY_NO_CALL';
+export const ELICIT_GATEWAY_POLICY = 'ELICIT_GATEWAY_POLICY';
 
 export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
   [ELICIT_LIMIT_INVALID]: {
@@ -563,6 +564,11 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
     meaning:
       'The server sent a request (elicitation, sampling, roots) outside any call and no host session can take it.',
   },
+  [ELICIT_GATEWAY_POLICY]: {
+    part: 'gateway',
+    reach: 'local',
+    meaning: 'An answer policy file cannot be read or has a rule elicit cannot use.',
+  },
 };
 
 export type ElicitErrorCode =
@@ -647,4 +653,5 @@ export type ElicitErrorCode =
   | typeof ELICIT_GATEWAY_UPSTREAM
   | typeof ELICIT_GATEWAY_HELD_LIMIT
   | typeof ELICIT_GATEWAY_HELD_GONE
-  | typeof ELICIT_GATEWAY_NO_CALL;
+  | typeof ELICIT_GATEWAY_NO_CALL
+  | typeof ELICIT_GATEWAY_POLICY;
