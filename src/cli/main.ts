@@ -2,24 +2,17 @@
 /**
  * The `elicit` command: `demo`, `connect` and `check`. Every command has --help; failures exit
  * non-zero with a message that says what to do.
+ *
+ * Each command's code is imported when that command runs, not before: `elicit --help` and a
+ * command's help load this file and the error catalogue only (bench/cli.bench.ts times it).
  */
 import { readFileSync } from 'node:fs';
 import { styleText } from 'node:util';
 import type { ScriptedAnswer } from '../client/scripted.ts';
 import { ElicitError } from '../errors.ts';
 import { ELICIT_CLI_USAGE } from '../kernel/error-codes.ts';
-import {
-  checkSchema,
-  formatPath,
-  isRevision,
-  LATEST_REVISION,
-  type Revision,
-} from '../schema/index.ts';
-import { forgetSignIn } from './auth.ts';
-import { LOG_LEVELS, type LogLevel, runConnect, type Target } from './connect.ts';
-import { runDemo } from './demo.ts';
-import { HostError } from './host/errors.ts';
-import { parseEnvAssignment, parseHeader, readEnvFile } from './host/transport.ts';
+import type { Revision } from '../schema/index.ts';
+import type { LogLevel, Target } from './connect.ts';
 
 const HELP: Record<string, string> = {
   main: `elicit: complete and safe MCP elicitation
@@ -113,7 +106,10 @@ function fail(message: string): never {
   throw new UsageError(message);
 }
 
-function check(args: string[]): number {
+async function check(args: string[]): Promise<number> {
+  const { checkSchema, formatPath, isRevision, LATEST_REVISION } = await import(
+    '../schema/index.ts'
+  );
   const at = args.indexOf('--revision');
   const file = args.find((a, i) => !a.startsWith('--') && (at === -1 || i !== at + 1));
   if (file === undefined) fail('elicit check needs a file: elicit check schema.json');
@@ -159,6 +155,15 @@ async function connect(argv: string[]): Promise<number> {
   let callTimeout: number | undefined;
   const env: Record<string, string> = {};
   const headers: Record<string, string> = {};
+  const [
+    { LOG_LEVELS, runConnect },
+    { HostError },
+    { parseEnvAssignment, parseHeader, readEnvFile },
+  ] = await Promise.all([
+    import('./connect.ts'),
+    import('./host/errors.ts'),
+    import('./host/transport.ts'),
+  ]);
   const seconds = (name: string, text: string) => {
     const n = Number(text);
     if (!Number.isFinite(n) || n <= 0 || n > 86_400)
@@ -271,6 +276,7 @@ async function connect(argv: string[]): Promise<number> {
 async function logout(args: string[]): Promise<number> {
   const url = args[0] ?? fail('elicit logout needs the server URL: elicit logout <url>');
   if (!URL.canParse(url)) fail(`${JSON.stringify(url)} is not a URL`);
+  const { forgetSignIn } = await import('./auth.ts');
   const forgot = await forgetSignIn(url);
   process.stdout.write(forgot ? `Signed out of ${url}.\n` : `No saved sign-in for ${url}.\n`);
   return 0;
@@ -305,6 +311,7 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       const at = rest.indexOf('--era');
+      const { runDemo } = await import('./demo.ts');
       return runDemo({
         era: era(at === -1 ? undefined : rest[at + 1]),
         interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
