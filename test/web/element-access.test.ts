@@ -227,6 +227,14 @@ describe('axe-core finds nothing, light and dark, wide and narrow', () => {
     ],
     ['consent danger', 'elicit-url-consent', consent('https://аpple.com/login')],
     ['consent refused', 'elicit-url-consent', consent('javascript:alert(1)')],
+    [
+      'consent with a long message',
+      'elicit-url-consent',
+      consent(
+        'https://calendar.example.com/auth',
+        `${'A long line of text. '.repeat(60)}\n`.repeat(8),
+      ),
+    ],
   ];
   for (const scheme of ['light', 'dark'] as const)
     for (const width of [1280, 375])
