@@ -486,6 +486,39 @@ describe('<elicit-url-consent> cannot be accepted by accident', () => {
   );
 });
 
+describe('<elicit-url-consent> from the keyboard only', () => {
+  it('Tab goes Decline → Cancel → Open anyway; Enter there opens once the moment has passed', async () => {
+    const { page } = await open('elicit-url-consent', consent('https://аpple.com/login'));
+    await page.waitForTimeout(CONSENT_ARM_MS);
+    const focused = () => inRoot(page, (root) => root.activeElement?.getAttribute('part') ?? null);
+    const order = [await focused()];
+    for (let i = 0; i < 2; i++) {
+      await page.keyboard.press('Tab');
+      order.push(await focused());
+    }
+    expect(order).toEqual(['decline', 'cancel', 'open']);
+    await page.keyboard.press('Enter');
+    expect(await responses(page)).toEqual([{ action: 'opened' }]);
+    expect(await opened(page)).toEqual([
+      [analyzeUrl('https://аpple.com/login').href, '_blank', 'noopener,noreferrer'],
+    ]);
+    await page.close();
+  });
+
+  it('Escape cancels, Enter on Decline declines', async () => {
+    for (const [key, action] of [
+      ['Escape', 'cancel'],
+      ['Enter', 'decline'],
+    ] as const) {
+      const { page } = await open('elicit-url-consent', consent('https://calendar.example.com/'));
+      await page.waitForTimeout(CONSENT_ARM_MS);
+      await page.keyboard.press(key);
+      expect(await responses(page)).toEqual([{ action }]);
+      await page.close();
+    }
+  });
+});
+
 describe('what a server writes cannot move the warnings away from the choice', () => {
   const forged = `Please sign in.${'\n'.repeat(1999)}Address\nhttps://google.com/login\nSite: google.com\n\n\n\n${'more\n'.repeat(40)}`;
   it('address, site and warnings are the last thing above the choice; the message is bounded and framed as the server’s', async () => {
