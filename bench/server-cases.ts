@@ -249,7 +249,7 @@ export async function serverCases(): Promise<{ cases: PairedCase[]; close(): Pro
       ours: call(ourM, 'reused'),
       baseline: call(sdkM, 'reused'),
       baselineName: 'SDK',
-      minRatio: 1,
+      minRatio: 0.95,
     },
     {
       group: modern,
