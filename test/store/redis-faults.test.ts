@@ -61,4 +61,26 @@ describe('Redis store through an outage', () => {
     await store.close();
     await redis.close();
   }, 30_000);
+
+  it('a hung server (SIGSTOP): a command fails after the 5 s command timeout, then works again', async () => {
+    const redis = await ownRedis();
+    const store = await redisStore({ url: redis.url, onWarning: () => {} });
+    try {
+      expect(await store.create('h', 1, { ttlMs: 60_000 })).toBe(true);
+      redis.pause();
+      const e = await store.get('h').then(
+        () => undefined,
+        (x: unknown) => x,
+      );
+      expect(e).toBeInstanceOf(StoreError);
+      expect((e as StoreError).code).toBe('ELICIT_STORE_UNAVAILABLE');
+      expect(((e as StoreError).cause as Error).message).toMatch(/timed out/i);
+      redis.resume();
+      expect((await store.get('h'))?.value).toBe(1);
+    } finally {
+      redis.resume();
+      await store.close();
+      await redis.close();
+    }
+  }, 20_000);
 });

@@ -20,6 +20,10 @@ export interface OwnRedis {
   kill(): Promise<void>;
   /** Starts it again on the same port; resolves once it accepts connections. */
   start(): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open and nothing answers, as a hung server. */
+  pause(): void;
+  /** Lets a paused server go on (SIGCONT). */
+  resume(): void;
   /** Kills it for good and removes its files: call it in afterAll (or a finally). */
   close(): Promise<void>;
 }
@@ -75,6 +79,8 @@ export async function ownRedis(options: { persist?: boolean } = {}): Promise<Own
     url: `redis://127.0.0.1:${port}`,
     kill,
     start,
+    pause: () => void child?.kill('SIGSTOP'),
+    resume: () => void child?.kill('SIGCONT'),
     async close() {
       process.off('exit', onExit);
       await kill();
