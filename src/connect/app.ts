@@ -19,7 +19,7 @@
 import { Hono } from 'hono';
 import { ElicitError } from '../errors.ts';
 import { ELICIT_CONNECT_INSECURE } from '../kernel/error-codes.ts';
-import { type Store, StoreError } from '../kernel/store.ts';
+import { type Json, type Store, StoreError } from '../kernel/store.ts';
 import type { UrlPort } from '../server/url-port.ts';
 import { mountAccountRoutes } from './account-routes.ts';
 import { readForm } from './body.ts';
@@ -46,6 +46,12 @@ export type ConnectEvent =
   | { type: 'store_failed'; what: 'store' | 'completion bus'; error: unknown }
   /** A page failed for another reason (the browser got a plain 500 page). */
   | { type: 'page_failed'; error: unknown }
+  /**
+   * A stored connection stopped working (the provider refused to renew it, or refused the
+   * token): it was removed, so the next ask.connect asks the person again. `error` has the
+   * provider's answer, kept here and never shown to the person.
+   */
+  | { type: 'connection_lost'; principal: string; provider: string; error: unknown }
   | LoginEvent;
 
 export interface ConnectOptions {
@@ -140,6 +146,11 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
     return store ? unavailable() : failed('Something went wrong on the server.', null, 500);
   });
 
+  const connectionOf = (principal: string, provider: string) =>
+    providerConnection(options.vault, providers, vaultTtl, principal, provider, (error) =>
+      ctx.log({ type: 'connection_lost', principal, provider, error }),
+    );
+
   return {
     app,
     store: options.store,
@@ -150,10 +161,14 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
     providers,
     link: (id) => new URL(`/elicit/${id}`, baseUrl).href,
     hasProvider: (name) => providers.has(name),
-    readEntry: (principal, purpose, subject) =>
-      options.vault.get({ principal, provider: vaultEntryName(purpose, subject) }),
-    connection: (principal, provider) =>
-      providerConnection(options.vault, providers, vaultTtl, principal, provider),
+    readEntry: async (principal, purpose, subject) => {
+      // A connection whose tokens can no longer be renewed is not a connection: the entry is
+      // dropped and the caller sees "not connected" (ask.connect asks again through URL mode).
+      if (purpose === 'connect')
+        return (await connectionOf(principal, subject).usable()) as Json | undefined;
+      return options.vault.get({ principal, provider: vaultEntryName(purpose, subject) });
+    },
+    connection: (principal, provider) => connectionOf(principal, provider),
     redirectUri: ctx.redirectUri,
     vaultTtlMs: vaultTtl,
     limits,

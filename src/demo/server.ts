@@ -4,6 +4,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod';
+import { ElicitError } from '../errors.ts';
+import { ELICIT_NOT_CONNECTED } from '../kernel/error-codes.ts';
 import { boolean, choice, choices, date, email, form, integer, text } from '../schema/index.ts';
 import {
   type ConnectSettings,
@@ -218,9 +220,21 @@ export function demoServer(options: DemoOptions = {}): ElicitServer {
         description: 'Connects your (pretend) calendar with OAuth and lists today’s meetings.',
       },
       async (_args, ask) => {
-        const c = await ask.connect('calendar', { label: 'your calendar' });
+        let c = await ask.connect('calendar', { label: 'your calendar' });
         if (c.action !== 'accept') return `Calendar not connected (${c.action}).`;
-        const res = await c.connection.fetch(api);
+        let res: Response;
+        try {
+          res = await c.connection.fetch(api);
+        } catch (error) {
+          // The stored connection stopped working and was removed: ask to connect again.
+          if (!(error instanceof ElicitError) || error.code !== ELICIT_NOT_CONNECTED) throw error;
+          c = await ask.connect('calendar', {
+            label: 'your calendar',
+            message: 'Your calendar connection stopped working. Connect it again to go on.',
+          });
+          if (c.action !== 'accept') return `Calendar not connected (${c.action}).`;
+          res = await c.connection.fetch(api);
+        }
         if (!res.ok) return `The calendar answered ${res.status}.`;
         const body = (await res.json()) as { owner: string; events: string[] };
         return `Today for ${body.owner}: ${body.events.join('; ')}.`;

@@ -241,7 +241,7 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
     part: 'server',
     reach: 'local',
     meaning:
-      'An authorised fetch found no tokens for this user, or the provider is no longer configured.',
+      'An authorised fetch found no tokens for this user, the provider refused them and would not renew them (the entry was removed), or the provider is no longer configured.',
   },
   [ELICIT_PRINCIPAL_CONFIG]: {
     part: 'server',

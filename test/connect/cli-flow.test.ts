@@ -45,6 +45,27 @@ function connect(url: string, era: string): Promise<{ code: number; out: string 
   });
 }
 
+describe('a stored connection that stops working', () => {
+  it.each(['legacy', 'modern'])(
+    'on the %s era, every run on one folder ends connected, asking again when the provider forgot the tokens',
+    async (era) => {
+      // The demo's provider keeps its grants in memory: after a restart, the stored tokens (and
+      // their refresh token) are refused. The entry is dropped and the person asked again.
+      const folder = mkdtempSync(join(dir, `again-${era}-`));
+      for (let run = 1; run <= 3; run++) {
+        await demo?.close();
+        demo = await startDemo({ dir: folder });
+        const r = await connect(demo.url.href, era);
+        expect(r.out).toMatch(/◀ Today for demo-user: 09:30 Standup/);
+        if (run > 1) expect(r.out).toContain('Your calendar connection stopped working.');
+        expect(r.out).not.toContain('server responded with an error');
+        expect(r.code).toBe(0);
+      }
+    },
+    300_000,
+  );
+});
+
 describe('URL mode through elicit connect', () => {
   it.each(['legacy', 'modern'])(
     'connect_calendar on the %s era',
