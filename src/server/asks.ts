@@ -172,6 +172,11 @@ class EngineAsk implements Ask {
       throw new AskUsageError(
         `A handler asked for ${keys.length} inputs in one round; the limit is ${limits.maxKeysPerRound} (limits.maxKeysPerRound).`,
       );
+    // Every member's capability first: a refusal must come before anything is on screen.
+    for (const k of keys) {
+      const spec = specs[k] as AllSpec;
+      need(this.#engine, 'form' in spec ? 'form' : 'sample' in spec ? 'sampling' : 'roots');
+    }
     const results = await this.#engine.round(
       keys.map((k) => () => {
         const spec = specs[k] as AllSpec;

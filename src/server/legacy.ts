@@ -38,13 +38,21 @@ export interface PushServer {
   readonly faults: Faults;
 }
 
+/** The `ask` of one pushed call, and `end`, called once the call has ended (by any path). */
+export interface PushedCall {
+  readonly ask: Ask;
+  /** The call is over: whatever it still has on the person's screen is withdrawn. */
+  end(): void;
+}
+
 export function legacyAsk(
   ctx: ServerContext,
   mcp: McpServer,
   server: PushServer,
   principal: string,
-): Ask {
-  return createAsk(new PushEngine(ctx, mcp, server, principal), principal, server.options.connect);
+): PushedCall {
+  const engine = new PushEngine(ctx, mcp, server, principal);
+  return { ask: createAsk(engine, principal, server.options.connect), end: () => engine.end() };
 }
 
 /**
@@ -60,6 +68,14 @@ class PushEngine implements Engine {
   // What this call has settled (answers `a`, invalid counts `t`, step results `s`), made on first
   // use: most calls wait on one ask.
   #memo: Map<string, unknown> | undefined;
+  /**
+   * Withdraws what this call has sent and not had answered: aborting a request the SDK sent with
+   * a signal sends `notifications/cancelled` for it, so the client takes the question off the
+   * screen. Made at the first request; aborted (and replaced) when a round fails, aborted for
+   * good when the call ends.
+   */
+  #withdraw: AbortController | undefined;
+  #ended = false;
 
   constructor(ctx: ServerContext, mcp: McpServer, server: PushServer, principal: string) {
     this.#ctx = ctx;
@@ -98,6 +114,9 @@ class PushEngine implements Engine {
   #waitFor<T>(key: string, send: () => Promise<T>, receiver?: Receiver): Promise<unknown> {
     const { signal } = this.#ctx.mcpReq;
     if (signal.aborted) return Promise.reject(new AskAbandonedError(key, { cause: signal.reason }));
+    // Nothing is shown for a call that has already ended (an ask left running after it).
+    if (this.#ended)
+      return Promise.reject(new AskAbandonedError(key, { cause: new Error('the call has ended') }));
     try {
       this.#server.pending.take(this.#principal, this.#mcp);
     } catch (error) {
@@ -135,6 +154,7 @@ class PushEngine implements Engine {
   #failure(key: string, error: unknown): unknown {
     if (
       this.#ctx.mcpReq.signal.aborted ||
+      this.#ended ||
       (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed)
     )
       return new AskAbandonedError(key, { cause: error });
@@ -145,7 +165,39 @@ class PushEngine implements Engine {
 
   #options() {
     const { mcpReq } = this.#ctx;
-    return { relatedRequestId: mcpReq.id, timeout: this.limits.timeoutMs, signal: mcpReq.signal };
+    return {
+      relatedRequestId: mcpReq.id,
+      timeout: this.limits.timeoutMs,
+      signal: this.#withdrawSignal(),
+    };
+  }
+
+  /** The signal this call's requests go out with: the call's own, or a withdrawal. */
+  #withdrawSignal(): AbortSignal {
+    if (this.#withdraw === undefined) {
+      const withdraw = new AbortController();
+      this.#withdraw = withdraw;
+      const call = this.#ctx.mcpReq.signal;
+      if (call.aborted) withdraw.abort(call.reason);
+      else
+        call.addEventListener('abort', () => withdraw.abort(call.reason), {
+          once: true,
+          signal: withdraw.signal,
+        });
+    }
+    return this.#withdraw.signal;
+  }
+
+  /** Takes everything this call has on screen back (notifications/cancelled for each). */
+  #withdrawAll(reason: string): void {
+    this.#withdraw?.abort(new Error(reason));
+    this.#withdraw = undefined;
+  }
+
+  /** The call has ended: withdraw what is still on screen and send nothing more. */
+  end(): void {
+    this.#ended = true;
+    this.#withdrawAll('the call has ended');
   }
 
   recall(key: string): unknown {
@@ -204,7 +256,12 @@ class PushEngine implements Engine {
   }
 
   round<T>(asks: readonly (() => Promise<T>)[]): Promise<T[]> {
-    return Promise.all(asks.map((a) => a()));
+    // One member failing fails the round: the others' questions are withdrawn, not left open
+    // on the screen with nowhere for their answers to go.
+    return Promise.all(asks.map((a) => a())).catch((error: unknown) => {
+      this.#withdrawAll('another question of the same round failed');
+      throw error;
+    });
   }
 
   async background(): Promise<void> {}

@@ -21,7 +21,7 @@ import { ESCALATE } from './engine.ts';
 import { RoundsExceededError } from './errors.ts';
 import type { Faults } from './faults.ts';
 import type { Era, Gate } from './gate.ts';
-import { legacyAsk } from './legacy.ts';
+import { legacyAsk, type PushedCall } from './legacy.ts';
 import type { OnceStore } from './once-store.ts';
 import type { PendingAsks } from './pending.ts';
 import { type Journal, modernAsk, packJournal, SUSPEND } from './replay.ts';
@@ -104,7 +104,6 @@ export function invoke(
 }
 
 const asToolResult = (value: unknown) => toToolResult(value as ToolOutput);
-const asIs = (value: unknown) => value;
 // Per kind, not per call: a call waiting on a person keeps no closure for its failure.
 const legacyFailure: Readonly<Record<Kind, (error: unknown) => unknown>> = {
   tool: (error) => failed(error, 'tool', 'legacy'),
@@ -128,13 +127,26 @@ function invokePushed(
   const { kind } = entry;
   const onError = legacyFailure[kind];
   let out: unknown;
+  let call: PushedCall | undefined;
   try {
-    const ask = legacyAsk(ctx, mcp, server, server.principalOf(ctx));
-    out = entry.handler(args, ask, ctx);
+    call = legacyAsk(ctx, mcp, server, server.principalOf(ctx));
+    out = entry.handler(args, call.ask, ctx);
   } catch (error) {
+    call?.end();
     return new Promise((resolve) => resolve(onError(error)));
   }
-  return Promise.resolve(out).then(kind === 'tool' ? asToolResult : asIs, onError);
+  // However the handler ends, what it still has on the person's screen is withdrawn.
+  const { end } = call;
+  return Promise.resolve(out).then(
+    (value) => {
+      end();
+      return kind === 'tool' ? asToolResult(value) : value;
+    },
+    (error: unknown) => {
+      end();
+      return onError(error);
+    },
+  );
 }
 
 /** A call on 2026-07-28: the handler is replayed each round over the opened journal. */
