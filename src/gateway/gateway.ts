@@ -58,6 +58,8 @@ export interface Gateway {
   /** The elicit server hosts talk to (its `build(era)` makes a forwarding SDK server). */
   readonly app: ElicitServer;
   readonly upstream: Upstream;
+  /** Calls held open toward a 2025 server for 2026-07-28 hosts, now. */
+  readonly heldCalls: number;
   /** Serves hosts over this process's stdio. */
   stdio(): { close(): Promise<void> };
   /** Serves hosts over HTTP (`listen` options as elicit/server's; exposure rules apply). */
@@ -183,6 +185,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   return {
     app,
     upstream,
+    get heldCalls() {
+      return host.held.size;
+    },
     stdio() {
       const s = stdio(app as GatewayApp);
       served.push(s);
