@@ -1,7 +1,10 @@
 /** Schema core: answer validation vs precompiled Ajv, and the cost of checking a schema. */
 import { Ajv } from 'ajv';
 import { default as addFormatsModule } from 'ajv-formats';
-import { checkSchema, compileSchema } from '../src/schema/index.ts';
+import { checkSchema, compileSchema, DEFAULT_LIMITS } from '../src/schema/index.ts';
+import { COMPILE_STEPS } from '../src/schema/pattern.ts';
+import { buildProgram } from '../src/schema/pattern-nfa.ts';
+import { parsePattern } from '../src/schema/pattern-parse.ts';
 import { pair, type Row, single } from './harness.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -96,6 +99,7 @@ export default function run(): Row[] {
     ),
   );
   rows.push(...patternRows());
+  rows.push(...worstFormRows());
   rows.push(
     single('schema: check', 'check a 10-field requested schema', () => checkSchema(ten), 5000),
   );
@@ -153,10 +157,159 @@ function patternRows(): Row[] {
     '^([A-Za-z]+ ?)+$',
     `${'a'.repeat(41)}1`,
   );
-  alone(
-    'worst case: (?:[a-z]?){1000}# (2 003 states), 4 096 characters',
-    '(?:[a-z]?){1000}#',
-    'a'.repeat(4096),
+  // Over limits.maxPatternWork: refused when checked, before any default is tested.
+  const hostile = `[${Array.from({ length: 1000 }, (_, i) => String.fromCodePoint(0x4e00 + 2 * i)).join('')}]{2000}`;
+  const three = {
+    type: 'object',
+    properties: Object.fromEntries(
+      ['a', 'b', 'c'].map((k) => [
+        k,
+        { type: 'string', pattern: hostile, default: '一'.repeat(4096) },
+      ]),
+    ),
+  };
+  if (checkSchema(three).ok) throw new Error('the over-budget form should be refused');
+  rows.push(
+    single('schema: pattern', 'over budget: 3 × [1 000 code points]{2000}, refused at check', () =>
+      checkSchema(three),
+    ),
   );
   return rows;
+}
+
+/**
+ * The costliest forms limits.maxPatternWork admits, as a client meets them: the request arrives
+ * (compileSchema: check, every default tested, validators built; a new schema each time, so no
+ * cache helps) and the answer is validated. Each pattern keeps every state live at every
+ * position and matches only at the last character, and each field's maxLength is the longest
+ * the budget allows. Target: 50 ms for both together.
+ */
+function worstFormRows(): Row[] {
+  const budget = DEFAULT_LIMITS.maxPatternWork;
+  const thousand = (from: number) =>
+    `[${Array.from({ length: 1000 }, (_, i) => String.fromCodePoint(from + 2 * i)).join('')}]`;
+  const program = (pattern: string) => {
+    const parsed = parsePattern(pattern);
+    if (!parsed.ok) throw new Error(parsed.reason);
+    return buildProgram(parsed.node);
+  };
+  /** `fields` fields of `pattern(i)`, each answered by `unit(i)` repeated, then "#". */
+  const shape = (fields: number, pattern: (i: number) => string, unit: (i: number) => string) => {
+    const p = program(pattern(0));
+    const compiling = COMPILE_STEPS * (p.kind.length + pattern(0).length);
+    const length = Math.floor((budget / fields - compiling) / p.weight) - 1;
+    const value = (i: number) => `${unit(i).repeat(length - 1)}#`;
+    const names = Array.from({ length: fields }, (_, i) => i);
+    return {
+      properties: (salt: number) =>
+        Object.fromEntries(
+          names.map((i) => [
+            `f${i}`,
+            {
+              type: 'string',
+              pattern: pattern(i),
+              maxLength: length,
+              title: `${salt}`,
+              default: value(i),
+            },
+          ]),
+        ),
+      answer: Object.fromEntries(names.map((i) => [`f${i}`, value(i)])),
+    };
+  };
+  const candidates: [string, ReturnType<typeof shape>][] = [
+    [
+      '(?:[a-z]?){600}#',
+      shape(
+        1,
+        () => '(?:[a-z]?){600}#',
+        () => 'a',
+      ),
+    ],
+    [
+      '(?:a*){600}#',
+      shape(
+        1,
+        () => '(?:a*){600}#',
+        () => 'a',
+      ),
+    ],
+    [
+      '(?:[1 000 code points]?){600}#',
+      shape(
+        1,
+        (i) => `(?:${thousand(0x4e00 + i)}?){600}#`,
+        () => '一',
+      ),
+    ],
+    [
+      '(?:[\\p{L}\\d]?){600}#',
+      shape(
+        1,
+        () => '(?:[\\p{L}\\d]?){600}#',
+        () => 'é',
+      ),
+    ],
+    [
+      '5 fields, each (?:[its own 1 000]?){300}#',
+      shape(
+        5,
+        (i) => `(?:${thousand(0x4e00 + i)}?){300}#`,
+        (i) => String.fromCodePoint(0x4e00 + i),
+      ),
+    ],
+    [
+      '100 fields, each (?:[a-z]?){20}#',
+      shape(
+        100,
+        () => '(?:[a-z]?){20}#',
+        () => 'a',
+      ),
+    ],
+  ];
+  const rows: Row[] = [];
+  let salt = 0;
+  for (const [name, { properties, answer }] of candidates) {
+    const schema = (n: number) => ({ type: 'object', properties: properties(n) });
+    const checked = checkSchema(schema(0));
+    if (!checked.ok) throw new Error(`${name} is not admitted: ${checked.errors[0]?.message}`);
+    const compiled = compileSchema(schema(-1));
+    if (compiled.validate(answer).length !== 0) throw new Error(`${name}: the answer should pass`);
+    const arrive = cpuAndWall(() => compileSchema(schema(++salt)));
+    const answered = cpuAndWall(() => compiled.validate(answer));
+    const row = (what: string, value: number, target?: boolean): Row => ({
+      group: 'schema: worst admitted form',
+      name: `${name}: ${what}`,
+      value,
+      unit: 'ns/op',
+      ...(target === true ? { target: '≤ 50 ms', met: value <= 50e6 } : {}),
+    });
+    rows.push(
+      row('request arrives (wall)', arrive.wall),
+      row('answer validated (wall)', answered.wall),
+      row('both: client blocked (wall)', arrive.wall + answered.wall, true),
+      row('both: client blocked (CPU)', arrive.cpu + answered.cpu, true),
+    );
+  }
+  return rows;
+}
+
+/**
+ * Median wall and CPU nanoseconds of single calls of `fn` (each long enough to time alone). CPU
+ * time is this process's own: on a shared machine wall time also counts waiting for a core.
+ */
+function cpuAndWall(fn: () => unknown): { wall: number; cpu: number } {
+  for (let i = 0; i < 3; i++) fn();
+  const walls: number[] = [];
+  const cpus: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    const used = process.cpuUsage();
+    const start = process.hrtime.bigint();
+    fn();
+    walls.push(Number(process.hrtime.bigint() - start));
+    const d = process.cpuUsage(used);
+    cpus.push((d.user + d.system) * 1000);
+  }
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+  return { wall: median(walls), cpu: median(cpus) };
 }

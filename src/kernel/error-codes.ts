@@ -37,6 +37,7 @@ export const ELICIT_CONVERSION_LIMIT = 'ELICIT_CONVERSION_LIMIT';
 export const ELICIT_PATTERN_INVALID = 'ELICIT_PATTERN_INVALID';
 export const ELICIT_PATTERN_UNSUPPORTED = 'ELICIT_PATTERN_UNSUPPORTED';
 export const ELICIT_PATTERN_TOO_COMPLEX = 'ELICIT_PATTERN_TOO_COMPLEX';
+export const ELICIT_PATTERN_TOO_COSTLY = 'ELICIT_PATTERN_TOO_COSTLY';
 export const ELICIT_PATTERN_INPUT_TOO_LONG = 'ELICIT_PATTERN_INPUT_TOO_LONG';
 export const ELICIT_PATTERN_FLAGS = 'ELICIT_PATTERN_FLAGS';
 export const ELICIT_CLIENT_UNSUPPORTED = 'ELICIT_CLIENT_UNSUPPORTED';
@@ -151,6 +152,12 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
     part: 'schema',
     reach: 'local',
     meaning: 'A `pattern` needs more matcher states than limits.maxPatternStates.',
+  },
+  [ELICIT_PATTERN_TOO_COSTLY]: {
+    part: 'schema',
+    reach: 'local',
+    meaning:
+      'One test of a `pattern` on the longest answer it admits could take more matcher steps than limits.maxPatternWork.',
   },
   [ELICIT_PATTERN_INPUT_TOO_LONG]: {
     part: 'schema',
@@ -579,6 +586,7 @@ export type ElicitErrorCode =
   | typeof ELICIT_PATTERN_INVALID
   | typeof ELICIT_PATTERN_UNSUPPORTED
   | typeof ELICIT_PATTERN_TOO_COMPLEX
+  | typeof ELICIT_PATTERN_TOO_COSTLY
   | typeof ELICIT_PATTERN_INPUT_TOO_LONG
   | typeof ELICIT_PATTERN_FLAGS
   | typeof ELICIT_CLIENT_UNSUPPORTED

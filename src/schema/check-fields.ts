@@ -14,7 +14,7 @@ import {
   type Path,
 } from './checker.ts';
 import { describeType, formatPath, preview } from './issues.ts';
-import { patternProblem } from './pattern.ts';
+import { patternCost } from './pattern.ts';
 import {
   type Field,
   type MultiSelectStyle,
@@ -158,10 +158,18 @@ function checkText(c: Checker, raw: Obj, path: Path, base: Base): Checked {
     }
   }
   const pattern = c.text(raw, 'pattern', path, c.limits.maxPatternLength);
-  const problem = pattern === undefined ? undefined : patternProblem(pattern, c.limits);
-  if (problem !== undefined) {
+  // Once the form is over its pattern budget it is refused: compiling more patterns would only
+  // spend the time the budget exists to bound.
+  const cost =
+    pattern === undefined || c.patternSteps > c.limits.maxPatternWork
+      ? undefined
+      : patternCost(pattern, c.limits, maxLength);
+  if (cost !== undefined && 'code' in cost) {
     const at = [...path, 'pattern'];
-    c.error(problem.code, at, SAY.pattern(at, problem.message));
+    c.error(cost.code, at, SAY.pattern(at, cost.message));
+  } else if (cost !== undefined) {
+    c.patternSteps += cost.steps;
+    c.patternFields.push({ name: base.name, steps: cost.steps });
   }
   c.needs(c.features.defaultsOnAll, raw, 'default', path, '`default` on a text field');
   return {
@@ -234,6 +242,9 @@ function checkMultiselect(c: Checker, raw: Obj, path: Path, base: Base): Checked
 /** A `default`, checked as an answer to its own field. */
 function withDefault(c: Checker, field: Field, raw: Obj, path: Path): Field | undefined {
   if (!has(raw, 'default')) return field;
+  // Once the patterns so far are over the form's budget the form is refused (form_too_costly):
+  // testing more defaults would only spend the time the budget exists to bound.
+  if (c.patternSteps > c.limits.maxPatternWork) return field;
   const value = raw.default;
   const limits = { ...c.limits, maxAnswerLength: c.limits.maxTextLength };
   const problem = prepareField(field, limits).check(value);

@@ -8,6 +8,7 @@ import { Checker, has, isObject, ROOT_KNOWN } from './checker.ts';
 import { describeType, formatPath, preview, type SchemaIssue } from './issues.ts';
 import { DEFAULT_LIMITS, type Limits, resolveLimits } from './limits.ts';
 import { measureJson } from './measure.ts';
+import { formatSteps } from './pattern.ts';
 import { LATEST_REVISION, type Revision } from './revision.ts';
 import { sensitiveKind } from './sensitive.ts';
 import type { Field, RequestedSchema } from './types.ts';
@@ -147,6 +148,18 @@ export function checkSchema(raw: unknown, options: CheckOptions = {}): CheckResu
         path,
         message: `${formatPath(path)} looks like it asks for ${sensitive}. Form mode must not ask for passwords, secrets, API keys, tokens, card or account numbers: use URL mode (ask.secret in elicit/server) instead.`,
       });
+  }
+  if (c.patternSteps > limits.maxPatternWork) {
+    const costliest = [...c.patternFields]
+      .sort((a, b) => b.steps - a.steps)
+      .slice(0, 3)
+      .map((f) => `${preview(f.name)} ${formatSteps(f.steps)}`)
+      .join(', ');
+    c.error(
+      'form_too_costly',
+      ['properties'],
+      `Checking an answer against this form's patterns can take ${formatSteps(c.patternSteps)} matcher steps, more than limits.maxPatternWork (${formatSteps(limits.maxPatternWork)}); the costliest are ${costliest}. Give those fields a smaller maxLength, simplify their patterns, or split the form.`,
+    );
   }
   if (c.errors.length > 0) return fail();
   const schema: CheckedSchema = Object.freeze({

@@ -45,6 +45,10 @@ export class Checker {
   readonly revision: Revision;
   readonly limits: Limits;
   readonly features: ReturnType<typeof revisionFeatures>;
+  /** Matcher steps the form's patterns can take on one answer, summed as fields are checked. */
+  patternSteps = 0;
+  /** The pattern fields and their steps, for the message when the sum is over the limit. */
+  readonly patternFields: { readonly name: string; readonly steps: number }[] = [];
 
   constructor(revision: Revision, limits: Limits) {
     this.revision = revision;

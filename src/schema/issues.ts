@@ -33,6 +33,8 @@ export type SchemaIssueCode =
   | 'pattern_invalid'
   | 'pattern_unsupported'
   | 'pattern_too_complex'
+  | 'pattern_too_costly'
+  | 'form_too_costly'
   | 'pattern_backtracking'
   | 'default_invalid'
   | 'too_many_properties'

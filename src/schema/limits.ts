@@ -30,6 +30,16 @@ export interface Limits {
   /** Characters of an answer tested against a `pattern`; a longer answer is refused untested. */
   readonly maxPatternInput: number;
   /**
+   * Matcher steps that checking one answer against every `pattern` of a form may take, computed
+   * when the form is checked: per field, the steps one input position can cost (one per state,
+   * two per split, plus each distinct class's test) times the longest answer it admits (its
+   * maxLength, else maxPatternInput) plus one, and 64 per state and source character for
+   * compiling it (COMPILE_STEPS). A field or a form over it is refused
+   * (`pattern_too_costly`, `form_too_costly`). The default keeps one validation of the costliest
+   * form the limits admit near 10 ms (bench/validation.bench.ts).
+   */
+  readonly maxPatternWork: number;
+  /**
    * Character states of a Standard Schema library's own pattern that the import analyses for
    * exponential backtracking (the analysis costs about the square of this).
    */
@@ -47,6 +57,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxAnswerLength: 65_536,
   maxPatternStates: 2048,
   maxPatternInput: 4096,
+  maxPatternWork: 1_000_000,
   maxLibraryPatternStates: 512,
 });
 

@@ -4,6 +4,10 @@
  * once per live state and each state is entered at most once per position, so a test costs
  * O(input length × states) whatever the pattern: no backtracking, no blow-up.
  *
+ * A class is tested once per position whatever number of states share it (`[…]{2000}` is one
+ * test, not 2 000), in O(1) for ASCII (a bitmap) and O(log ranges) otherwise (binary search), so
+ * `weight` below, the steps one position can cost, bounds a test at weight × (code points + 1).
+ *
  * JSON Schema patterns are not anchored: the start state is added again at every position,
  * which searches for a match anywhere in one pass.
  */
@@ -15,6 +19,23 @@ const ASSERT = 2;
 const MATCH = 3;
 const ASSERTIONS: readonly Assertion[] = ['start', 'end', 'word', 'nonword'];
 
+/**
+ * Steps a `\p{…}` class costs per test, as a multiple of one state step: it is tested by the
+ * platform's RegExp (one sticky call, about 15 times a state step where measured).
+ */
+export const NATIVE_CLASS_STEPS = 16;
+
+/** Steps a split state costs, as a multiple of a character state (measured, bench/). */
+export const SPLIT_STEPS = 2;
+
+/** A class shared by the states that test it: ranges with an ASCII bitmap, or native. */
+interface ClassTest {
+  readonly ranges: Int32Array | undefined;
+  /** Bit c of the 128-bit map: whether ASCII code point c is in the class. */
+  readonly ascii: Uint32Array;
+  readonly native: RegExp | undefined;
+}
+
 export interface Program {
   readonly start: number;
   readonly kind: Uint8Array;
@@ -25,15 +46,47 @@ export interface Program {
   /** CHAR with a single range: its bounds (lo > hi when the set is not a single range). */
   readonly lo: Int32Array;
   readonly hi: Int32Array;
+  /** Distinct classes (equal ones shared); `tests[i]` is `sets[i]` prepared for testing. */
   readonly sets: readonly CharSet[];
+  readonly tests: readonly ClassTest[];
+  /**
+   * Steps one input position can cost at most: one per state, plus each distinct class's test
+   * (log2 of its ranges, or NATIVE_CLASS_STEPS). A test costs at most weight × (length + 1).
+   */
+  readonly weight: number;
   /** Scratch lists reused by every run (runs never interleave: nothing here awaits). */
   readonly scratch: {
     cur: Int32Array;
     next: Int32Array;
     stack: Int32Array;
     mark: Int32Array;
+    /** Per class: the position generation it was last tested at, and the answer. */
+    tested: Int32Array;
+    holds: Uint8Array;
     gen: number;
   };
+}
+
+const keyOf = (set: CharSet): string =>
+  set.native !== undefined ? `p${set.native.source}` : set.ranges.join(',');
+
+function prepare(set: CharSet): ClassTest {
+  const ascii = new Uint32Array(4);
+  if (set.native !== undefined) {
+    for (let c = 0; c < 128; c++) {
+      set.native.lastIndex = 0;
+      if (set.native.test(String.fromCharCode(c)))
+        ascii[c >>> 5] = (ascii[c >>> 5] as number) | (1 << (c & 31));
+    }
+    return { ranges: undefined, ascii, native: set.native };
+  }
+  const r = set.ranges;
+  for (let i = 0; i < r.length; i += 2) {
+    const top = Math.min(r[i + 1] as number, 127);
+    for (let c = r[i] as number; c <= top; c++)
+      ascii[c >>> 5] = (ascii[c >>> 5] as number) | (1 << (c & 31));
+  }
+  return { ranges: Int32Array.from(r), ascii, native: undefined };
 }
 
 export function buildProgram(root: PatternNode): Program {
@@ -41,6 +94,21 @@ export function buildProgram(root: PatternNode): Program {
   const out1: number[] = [];
   const out2: number[] = [];
   const sets: CharSet[] = [];
+  // A repeated node shares its set object: look that up first, the content key once per object.
+  const byObject = new Map<CharSet, number>();
+  const byKey = new Map<string, number>();
+  const setIndex = (set: CharSet): number => {
+    let i = byObject.get(set);
+    if (i !== undefined) return i;
+    const key = keyOf(set);
+    i = byKey.get(key);
+    if (i === undefined) {
+      i = sets.push(set) - 1;
+      byKey.set(key, i);
+    }
+    byObject.set(set, i);
+    return i;
+  };
   const add = (k: number, a: number, b: number): number => {
     kind.push(k);
     out1.push(a);
@@ -51,8 +119,7 @@ export function buildProgram(root: PatternNode): Program {
   const compile = (node: PatternNode, next: number): number => {
     switch (node.t) {
       case 'char':
-        sets.push(node.set);
-        return add(CHAR, next, sets.length - 1);
+        return add(CHAR, next, setIndex(node.set));
       case 'assert':
         return add(ASSERT, next, ASSERTIONS.indexOf(node.kind));
       case 'seq':
@@ -94,6 +161,15 @@ export function buildProgram(root: PatternNode): Program {
       hi[s] = 0;
     }
   }
+  const tests = sets.map(prepare);
+  // A split pushes two states and is met again from other branches: twice a state's steps.
+  let weight = 0;
+  for (const k of kind) weight += k === SPLIT ? SPLIT_STEPS : 1;
+  for (const t of tests) {
+    if (t.native !== undefined) weight += NATIVE_CLASS_STEPS;
+    else if (t.ranges !== undefined && t.ranges.length > 2)
+      weight += Math.ceil(Math.log2(t.ranges.length / 2)) + 1;
+  }
   return {
     start,
     kind: Uint8Array.from(kind),
@@ -102,11 +178,15 @@ export function buildProgram(root: PatternNode): Program {
     lo,
     hi,
     sets,
+    tests,
+    weight,
     scratch: {
       cur: new Int32Array(n),
       next: new Int32Array(n),
       stack: new Int32Array(2 * n + 2),
       mark: new Int32Array(n),
+      tested: new Int32Array(sets.length),
+      holds: new Uint8Array(sets.length),
       gen: 0,
     },
   };
@@ -115,28 +195,34 @@ export function buildProgram(root: PatternNode): Program {
 const isWordUnit = (c: number): boolean =>
   (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f;
 
-function inSet(set: CharSet, cp: number, input: string, pos: number): boolean {
-  if (set.native !== undefined) {
-    set.native.lastIndex = pos;
-    return set.native.test(input);
+function inClass(t: ClassTest, cp: number, input: string, pos: number): boolean {
+  if (cp < 128) return ((t.ascii[cp >>> 5] as number) & (1 << (cp & 31))) !== 0;
+  if (t.native !== undefined) {
+    t.native.lastIndex = pos;
+    return t.native.test(input);
   }
-  const r = set.ranges;
-  for (let i = 0; i < r.length; i += 2) {
-    if (cp < (r[i] as number)) return false;
-    if (cp <= (r[i + 1] as number)) return true;
+  const r = t.ranges as Int32Array;
+  // The last range whose low end is <= cp, by binary search over the pairs.
+  let a = 0;
+  let b = (r.length >> 1) - 1;
+  while (a < b) {
+    const m = (a + b + 1) >> 1;
+    if ((r[2 * m] as number) <= cp) a = m;
+    else b = m - 1;
   }
-  return false;
+  return (r[2 * a] as number) <= cp && cp <= (r[2 * a + 1] as number);
 }
 
 /** Whether `input` contains a match of the program (JSON Schema `pattern` semantics). */
 export function runProgram(p: Program, input: string): boolean {
-  const { kind, out1, out2, lo, hi, sets, scratch } = p;
+  const { kind, out1, out2, lo, hi, tests, scratch } = p;
   const len = input.length;
-  const { stack, mark } = scratch;
+  const { stack, mark, tested, holds: answer } = scratch;
   let cur = scratch.cur;
   let next = scratch.next;
   if (scratch.gen > 0x3fffffff) {
     mark.fill(0);
+    tested.fill(0);
     scratch.gen = 0;
   }
   let gen = ++scratch.gen;
@@ -186,7 +272,17 @@ export function runProgram(p: Program, input: string): boolean {
       const s = cur[i] as number;
       const l = lo[s] as number;
       const h = hi[s] as number;
-      if (l <= h ? cp >= l && cp <= h : inSet(sets[out2[s] as number] as CharSet, cp, input, pos)) {
+      let ok: boolean;
+      if (l <= h) ok = cp >= l && cp <= h;
+      else {
+        const c = out2[s] as number;
+        if (tested[c] !== gen) {
+          tested[c] = gen;
+          answer[c] = inClass(tests[c] as ClassTest, cp, input, pos) ? 1 : 0;
+        }
+        ok = answer[c] === 1;
+      }
+      if (ok) {
         nextCount = close(out1[s] as number, end, next, nextCount);
         if (nextCount < 0) break;
       }

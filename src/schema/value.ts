@@ -65,7 +65,10 @@ function optionList(options: readonly Option[], lead: string): string {
   return `${lead}: ${options.map((o) => o.label).join(', ')}`;
 }
 
-type FieldLimits = Pick<Limits, 'maxAnswerLength' | 'maxPatternStates' | 'maxPatternInput'>;
+type FieldLimits = Pick<
+  Limits,
+  'maxAnswerLength' | 'maxPatternStates' | 'maxPatternInput' | 'maxPatternWork'
+>;
 
 export function prepareField(field: Field, limits: FieldLimits): PreparedField {
   const name = field.name;
@@ -78,7 +81,7 @@ export function prepareField(field: Field, limits: FieldLimits): PreparedField {
   const missing = issue('required', 'This field is required.');
   const pattern =
     field.kind === 'text' && field.pattern !== undefined
-      ? compilePattern(field.pattern, limits)
+      ? compilePattern(field.pattern, limits, field.maxLength)
       : undefined;
   // A pattern is only ever tested on input it can check quickly: longer answers are refused.
   const maxChars =

@@ -61,8 +61,13 @@ describe('ReDoS scenarios finish (worker + watchdog)', () => {
   it('a match found at the end of 4 000 characters', async () => {
     expect(await inWorker('unanchored (\\w+\\s?)*$')).toEqual({ generated: [], closures: [] });
   });
-  it('the most states on the longest input', async () => {
-    expect(await inWorker('widest pattern at the input limit')).toEqual(refused);
+  it('the costliest admitted pattern on its longest input', async () => {
+    expect(await inWorker('costliest admitted pattern at its longest input')).toEqual(refused);
+  });
+  it('the most states on the longest input is refused when checked', async () => {
+    expect(await inWorker('widest pattern at the input limit is refused at check')).toEqual([
+      'pattern_too_costly',
+    ]);
   });
   it('an answer longer than maxPatternInput is refused untested', async () => {
     expect(await inWorker('one character over the input limit')).toEqual({
@@ -106,7 +111,7 @@ describe('what the checker refuses', () => {
       'pattern_too_complex: properties.a.pattern needs 2051 matcher states, more than limits.maxPatternStates (2048); use smaller {counts}.',
     );
     expect(codes('((a{1000}){1000}){1000}')[0]).toMatch(/over a billion/);
-    expect(codes('^[a-z]{2048}$', { maxPatternStates: 4096 })).toEqual([]);
+    expect(codes('^[a-z]{2048}$', { maxPatternStates: 4096, maxPatternWork: 1e7 })).toEqual([]);
   });
   it('compilePattern throws PatternError for what checkSchema refuses, and for long input', () => {
     expect(() => compilePattern('(a)\\1', DEFAULT_LIMITS)).toThrow(PatternError);

@@ -12,8 +12,12 @@ const field = (pattern: string, extra: Record<string, unknown> = {}) => ({
 });
 
 /** Issue codes of validating `value` with generated code and with the closures. */
-function validate(pattern: string, value: string): { generated: string[]; closures: string[] } {
-  const c = compileSchema(field(pattern));
+function validate(
+  pattern: string,
+  value: string,
+  extra: Record<string, unknown> = {},
+): { generated: string[]; closures: string[] } {
+  const c = compileSchema(field(pattern, extra));
   return {
     generated: c.validate({ a: value }).map((i) => i.code),
     closures: c.validateByClosures({ a: value }).map((i) => i.code),
@@ -40,7 +44,13 @@ export const SCENARIOS: Record<string, () => unknown> = {
   'unanchored (\\w+\\s?)*$': () => validate('(\\w+\\s?)*$', `${'a'.repeat(4000)}!`),
   'nested quantifier at the input limit': () => validate('^(a+)+$', `${'a'.repeat(4095)}!`),
   'one character over the input limit': () => validate('^(a+)+$', `${'a'.repeat(4096)}!`),
-  'widest pattern at the input limit': () => validate('(?:[a-z]?){1000}#', 'a'.repeat(4096)),
+  // 1 802 steps per character × 490 positions, and compiling it: just within maxPatternWork.
+  'costliest admitted pattern at its longest input': () =>
+    validate('(?:[a-z]?){600}#', 'a'.repeat(489), { maxLength: 489 }),
+  'widest pattern at the input limit is refused at check': () => {
+    const r = checkSchema(field('(?:[a-z]?){1000}#'));
+    return r.ok ? 'accepted' : r.errors.map((e) => e.code);
+  },
   'backreference and lookaround are refused': () =>
     ['^(a+)+\\1$', '^(?=(a+)+$)a', '(?<=(a+)+)b', '(?<n>a)\\k<n>'].map((p) => {
       const r = checkSchema(field(p));
