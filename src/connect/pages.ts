@@ -41,7 +41,7 @@ h1{font-size:1.4rem;line-height:1.3}a{color:var(--accent)}.box{border:1px solid 
 input{font:inherit;width:100%;padding:.5rem;box-sizing:border-box;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:.3rem}
 button,.button{display:inline-block;font:inherit;line-height:1.5;padding:.5rem 1.1rem;border:1px solid var(--line);border-radius:.4rem;background:var(--raise);color:var(--fg);text-decoration:none;cursor:pointer}
 .primary{background:var(--accent);border-color:var(--accent);color:var(--on-accent);font-weight:600}
-.actions{display:flex;flex-wrap:wrap;align-items:center;gap:.75rem;margin-top:1rem}.actions form{margin:0}
+.actions{display:flex;flex-wrap:wrap;align-items:center;gap:.75rem;margin-top:1rem}.actions form{margin:0}form.box button{margin-top:1rem}
 :focus-visible{outline:3px solid var(--focus);outline-offset:2px}
 .who{font-size:.9rem;border-bottom:1px solid var(--box);padding-bottom:.5rem}.who button.link{margin:0;padding:0;border:0;background:none;color:inherit;text-decoration:underline;cursor:pointer}`;
 

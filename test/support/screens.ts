@@ -142,7 +142,7 @@ export const SCREENS: readonly Screen[] = [
   },
   {
     name: 'host-results',
-    title: 'Results and errors in the log',
+    title: 'Results and a cancelled call in the log',
     async reach(s) {
       const page = await hostPage(s);
       await page.click('button[data-tool=feedback]');
@@ -155,6 +155,9 @@ export const SCREENS: readonly Screen[] = [
       await submitForm(page);
       await page.click('elicit-url-consent >> [part=decline]');
       await page.waitForSelector('#log .entry:has-text("Not opened")');
+      await page.click('button[data-tool=slow_count]');
+      await page.click('.call[data-tool=slow_count] button.cancel');
+      await page.waitForSelector('#log .entry:has-text("cancelled")');
       return page;
     },
   },

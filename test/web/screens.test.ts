@@ -5,7 +5,7 @@
  * and every Tab stop shows a focus indicator of at least 3:1. Then the main paths are done with
  * the keyboard alone (Tab, Enter, Space, Escape), and focus never falls to <body>.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -46,6 +46,23 @@ afterAll(() => {
 
 const weak = (stops: FocusStop[]) =>
   stops.filter((f) => f.contrast < 3).map((f) => `${f.element}: ${f.contrast}:1 (${f.how})`);
+
+describe('the screenshots in docs/web.md', () => {
+  it('every one is on disk, small, and shown in the docs (npm run screenshots writes them)', () => {
+    const doc = readFileSync('docs/web.md', 'utf8');
+    const shown = [...doc.matchAll(/\]\(images\/(screen-[a-z-]+-(?:light|dark)-\d+\.png)\)/g)].map(
+      (m) => m[1] as string,
+    );
+    const files = readdirSync('docs/images').filter((f) => f.startsWith('screen-'));
+    expect(shown.length).toBeGreaterThanOrEqual(12);
+    expect(shown.sort()).toEqual(files.sort());
+    for (const f of files) expect(statSync(`docs/images/${f}`).size).toBeLessThan(200 * 1024);
+    // Each shown screen is one the suite checks.
+    const names = new Set(SCREENS.map((x) => x.name));
+    for (const f of shown)
+      expect(names.has(f.replace(/^screen-|-(light|dark)-\d+\.png$/g, ''))).toBe(true);
+  });
+});
 
 describe('the checks themselves', () => {
   it('find what is wrong: axe under a strict CSP, sideways scrolling, a faint focus ring', async () => {

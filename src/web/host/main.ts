@@ -79,7 +79,7 @@ function waitsForOpenForm(): boolean {
  * "Fulfilling input required by 'tools/call' (round 1)", which means nothing to a person.
  */
 const plainProgress = (message: string): string =>
-  /^Fulfilling input required by '/.test(message) ? 'Sending your answer…' : message;
+  /^Fulfilling input required by '/.test(message) ? 'Waiting for your answer…' : message;
 
 /** A task's status in plain words. */
 const TASK_STATUS: Record<string, string> = {
