@@ -46,7 +46,11 @@ try {
       await page.emulateMedia({ colorScheme: shot.scheme });
       await page.setViewportSize({ width: shot.width, height: shot.height });
       // Nothing keeps focus: no ring in the picture.
-      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      await page.evaluate(() => {
+        (document.activeElement as HTMLElement | null)?.blur();
+        // Page coordinates: the box below is measured from the top of the page.
+        window.scrollTo(0, 0);
+      });
       const file = join(out, `screen-${name}-${shot.scheme}-${shot.width}.png`);
       // The page's content with a little margin (not the empty sides of a wide window).
       const box = await page.locator('body').boundingBox();

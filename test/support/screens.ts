@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { DemoStack } from '../../src/demo/stack.ts';
+import { CONSENT_ARM_MS } from '../../src/web/limits.ts';
 
 export interface Screens {
   readonly demo: DemoStack;
@@ -56,6 +57,8 @@ async function consentFor(s: Screens, url: string): Promise<Page> {
   await submitForm(page);
   await page.waitForSelector('elicit-url-consent');
   await page.waitForSelector('elicit-form', { state: 'detached' });
+  // Past its first moments, when the consent ignores input: the screen as a person uses it.
+  await page.waitForTimeout(CONSENT_ARM_MS);
   return page;
 }
 
@@ -153,6 +156,8 @@ export const SCREENS: readonly Screen[] = [
       await page.click('button[data-tool=open_docs]');
       await page.fill('elicit-form >> input[name=url]', URLS.refused);
       await submitForm(page);
+      // The consent ignores input for its first moments (so no stray key accepts it).
+      await page.waitForTimeout(CONSENT_ARM_MS);
       await page.click('elicit-url-consent >> [part=decline]');
       await page.waitForSelector('#log .entry:has-text("Not opened")');
       await page.click('button[data-tool=slow_count]');
