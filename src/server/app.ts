@@ -139,7 +139,11 @@ export interface ElicitServerOptions {
    * when configured, else memory (one process). Replicas sharing a keyring must share it.
    */
   readonly store?: Store;
-  /** Start-up warnings (a shared keyring with process-local markers, say); default console.warn. */
+  /**
+   * Start-up warnings (a shared keyring with process-local markers, say) and failures of work
+   * outside any request (ELICIT_BACKGROUND_FAILED: a URL-mode wait's read, a task's lease
+   * renewal or write), each said once until it works again; default console.warn.
+   */
   readonly onWarning?: (warning: ElicitWarning) => void;
   /**
    * Who is asking; see `PrincipalOption`. Default `'token'`: `["<iss>","<sub>"]` from the verified MCP
@@ -155,7 +159,7 @@ export interface ElicitServerOptions {
   readonly tasks?: TaskOptions;
 }
 
-/** Something the deployer should fix, said once at start-up. */
+/** Something the deployer should know or fix, said once (at start-up, or when work starts failing). */
 export interface ElicitWarning {
   readonly code: string;
   readonly message: string;
