@@ -218,6 +218,17 @@ export const SCREENS: readonly Screen[] = [
     },
   },
   {
+    name: 'connect-signed-out',
+    title: 'Connect pages: signed out',
+    async reach(s) {
+      const page = await s.context.newPage();
+      await page.goto(new URL('/elicit/login?next=%2Felicit%2F', s.demo.url).href);
+      await passLogin(page);
+      await Promise.all([page.waitForSelector('text=Signed out'), page.click('.who button')]);
+      return page;
+    },
+  },
+  {
     name: 'connect-not-available',
     title: 'Connect pages: a link that is not available',
     async reach(s) {

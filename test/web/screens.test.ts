@@ -26,10 +26,18 @@ let browser: Browser;
 let demo: DemoStack;
 let context: BrowserContext;
 let s: Screens;
+const blocked: string[] = [];
 beforeAll(async () => {
   demo = await startWebDemo({ dir: mkdtempSync(join(tmpdir(), 'elicit-web-screens-')) });
   browser = await launchBrowser();
   context = await browser.newContext();
+  // Every page runs under its own CSP: anything the CSP blocks is a failure of the screen.
+  context.on('page', (page) =>
+    page.on('console', (m) => {
+      if (m.type() === 'error' && /Content Security Policy/i.test(m.text()))
+        blocked.push(`${page.url()}: ${m.text()}`);
+    }),
+  );
   s = { demo, context };
 }, 90_000);
 afterAll(async () => {
@@ -72,7 +80,7 @@ describe('the checks themselves', () => {
         contentType: 'text/html',
         headers: { 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'" },
         body: `<!doctype html><html><head><title>bad</title><style>p{color:#aaa}div{width:900px}input:focus{outline:none}button:focus-visible{outline:2px solid #ddd}</style></head>
-<body><main><h1>Bad</h1><p>Faint text</p><input><div>wide</div><button>Go</button></main></body></html>`,
+<body><main><h1>Bad</h1><p>Faint text</p><img alt="" src="http://bad.test/blocked.png"><input><div>wide</div><button>Go</button></main></body></html>`,
       }),
     );
     await page.goto('http://bad.test/');
@@ -83,6 +91,8 @@ describe('the checks themselves', () => {
     const stops = await tabStops(page);
     expect(stops.map((f) => f.element)).toEqual(['input ""', 'button "Go"']);
     expect(weak(stops)).toHaveLength(2);
+    await expect.poll(() => blocked.some((b) => b.includes('blocked.png'))).toBe(true);
+    blocked.length = 0;
     await page.close();
   });
 });
@@ -91,6 +101,7 @@ describe('every screen, light and dark, wide and narrow', () => {
   it.each(SCREENS.map((screen) => [screen.name, screen] as const))(
     '%s: axe finds nothing, nothing scrolls sideways, focus is visible',
     async (_name, screen) => {
+      blocked.length = 0;
       const page = await screen.reach(s);
       const problems: string[] = [];
       try {
@@ -124,6 +135,7 @@ describe('every screen, light and dark, wide and narrow', () => {
       } finally {
         await page.close();
       }
+      problems.push(...blocked.splice(0));
       expect(problems).toEqual([]);
     },
     60_000,
