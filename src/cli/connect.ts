@@ -40,7 +40,7 @@ import {
 import { Keys } from './host/keys.ts';
 import { HOST_LIMITS, type HostLimits } from './host/limits.ts';
 import { type Era, Link, type ListKind } from './host/link.ts';
-import { renderPrompt, renderResource, renderToolResult } from './host/results.ts';
+import { removeSaved, renderPrompt, renderResource, renderToolResult } from './host/results.ts';
 import { progressBar, StatusLine } from './host/status.ts';
 import type { AuthProvider, Target } from './host/transport.ts';
 import { type ActiveCall, type HostUi, hostRenderer } from './host/url-wait.ts';
@@ -482,6 +482,9 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
     status.set('');
     keys.off();
     await link.close();
+    // Images and files the server sent were saved for this session only.
+    const saved = removeSaved();
+    if (saved !== undefined) out(`Removed the files saved during this session (${saved}).`);
   }
 
   async function menuLoop(): Promise<number> {

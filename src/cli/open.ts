@@ -9,6 +9,9 @@ import { ELICIT_BROWSER_OPEN } from '../kernel/error-codes.ts';
 /** The browser program could not be started; the message carries the URL to open by hand. */
 export class BrowserOpenError extends ElicitError {}
 
+/** How long the opener may run before the page counts as handed to the browser. */
+const OPEN_WAIT_MS = 3_000;
+
 export function openInBrowser(href: string): Promise<void> {
   const custom = process.env.ELICIT_BROWSER;
   const [cmd, args] =
@@ -30,9 +33,26 @@ export function openInBrowser(href: string): Promise<void> {
         ),
       ),
     );
+    // The opener's exit code is the only sign the page did not open (xdg-open exits 3 when no
+    // browser is found); one still running after a moment has handed the page on.
+    const fail = (why: string) =>
+      reject(
+        new BrowserOpenError(
+          ELICIT_BROWSER_OPEN,
+          `Could not open your browser (${cmd} ${why}). Open this address yourself: ${href}`,
+        ),
+      );
+    let waiting: NodeJS.Timeout | undefined;
     child.once('spawn', () => {
-      child.unref();
-      resolve();
+      waiting = setTimeout(() => {
+        child.unref();
+        resolve();
+      }, OPEN_WAIT_MS);
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(waiting);
+      if (code === 0) resolve();
+      else fail(code === null ? `was stopped by ${signal}` : `exited with code ${code}`);
     });
   });
 }

@@ -63,6 +63,53 @@ interface Wording {
 /** The "Leave empty" choice of optional selects and yes/no fields (no option value can equal it). */
 const EMPTY: unique symbol = Symbol('leave empty');
 
+/** Lines and characters of a server's URL-mode message shown above the address. */
+const SERVER_WORDS_LINES = 8;
+const SERVER_WORDS_CHARS = 600;
+
+/**
+ * A server's message, bounded and marked: blank-line runs collapsed, at most
+ * SERVER_WORDS_LINES lines, every line behind a `┆ ` quote mark, and the characters the host
+ * draws its own frames and symbols with (box drawing, ◆ ◇ ● ■ ▲ …) shown as `·`, so the text
+ * cannot draw a second "Address" box or pass for a host prompt.
+ */
+function serverWords(message: string): string {
+  const text = inert(message, SERVER_WORDS_CHARS)
+    .replace(/[\u2500-\u25ff]/g, '·')
+    .replace(/\n[ \t]*(\n[ \t]*)+/g, '\n\n')
+    .trim();
+  if (text === '') return '';
+  const lines = text.split('\n');
+  const kept = lines.slice(0, SERVER_WORDS_LINES).map((l) => `┆ ${l}`);
+  if (lines.length > SERVER_WORDS_LINES)
+    kept.push(`┆ … (${lines.length - SERVER_WORDS_LINES} more lines not shown)`);
+  return kept.join('\n');
+}
+
+/**
+ * Opens the page; when the browser cannot be opened, says so plainly with the address to copy
+ * (the person consented, so the step goes on). True when the browser took the page.
+ */
+async function openOrSay(request: UrlRequest, output: Writable): Promise<boolean> {
+  try {
+    await request.open();
+    return true;
+  } catch (error) {
+    // The reason is the opener's (its exit code), kept short; the address is what matters.
+    const message = (error as Error).message;
+    const why = inert(
+      /^Could not open your browser \((.*?)\)\./.exec(message)?.[1] ?? message,
+      200,
+      false,
+    );
+    p.log.warn(
+      `Could not open your browser. Open this address yourself:\n${inert(request.analysis.href ?? '', 2000, false)}\n(${why})`,
+      { output },
+    );
+    return false;
+  }
+}
+
 export function terminalRenderer(options: TerminalOptions = {}): TerminalRenderer {
   const output = options.output ?? process.stdout;
   const io = { input: options.input ?? process.stdin, output };
@@ -77,7 +124,13 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
   function hint(f: Field): string {
     const parts: string[] = [];
     if (f.kind === 'text') {
-      if (f.format !== undefined) parts.push(formatHint(f.format).replace(/^Enter /, ''));
+      // The hint is a sentence; inside the parentheses it is one item of a list.
+      if (f.format !== undefined)
+        parts.push(
+          formatHint(f.format)
+            .replace(/^Enter /, '')
+            .replace(/\.$/, ''),
+        );
       if (f.minLength !== undefined || f.maxLength !== undefined)
         parts.push(`${f.minLength ?? 0}–${f.maxLength ?? '∞'} characters`);
     }
@@ -169,7 +222,8 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
           p.text({
             ...io,
             signal,
-            message,
+            // Clack's text prompt does not draw the gutter on a message's later lines.
+            message: message.split('\n').join(`\n${paint('gray', '│')}  `),
             initialValue: safe ? prefill : '',
             validate: (text) =>
               !safe && (text ?? '') === '' ? undefined : session.enter(f, text ?? ''),
@@ -291,16 +345,14 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
 
     async url(request: UrlRequest, signal?: AbortSignal): Promise<UrlResponse> {
       const a = request.analysis;
-      for (const w of a.warnings) {
-        const line = inert(w.message, 300);
-        if (w.severity === 'danger') p.log.error(paint('red', line), { output });
-        else if (w.severity === 'caution') p.log.warn(line, { output });
-        else p.log.info(line, { output });
-      }
+      // Order matters: the server's words first, bounded and marked as theirs, then the host's
+      // own address box and the warnings, so nothing the server writes sits between the
+      // warnings and the choice, pushes them off screen, or passes for the host's frames.
       p.log.step(`${paint('bold', who(request))} wants you to open a page in your browser`, {
         output,
       });
-      p.log.message(inert(request.message, 2000), { output });
+      const words = serverWords(request.message);
+      if (words !== '') p.log.message(`${paint('dim', 'In its own words:')}\n${words}`, { output });
       if (a.verdict === 'refused') {
         p.log.error(`Not opened: ${inert(a.refusal?.message ?? '', 300)}`, { output });
       } else {
@@ -316,6 +368,12 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
           .join('');
         const site = inert(a.site ?? '', 300, false);
         p.note(`${shown}\n\nSite: ${paint('bold', site)}`, 'Address', { output });
+      }
+      for (const w of a.warnings) {
+        const line = inert(w.message, 300);
+        if (w.severity === 'danger') p.log.error(paint('red', line), { output });
+        else if (w.severity === 'caution') p.log.warn(line, { output });
+        else p.log.info(line, { output });
       }
       const choice = await closable(io.input, signal, (signal) =>
         p.selectKey({
@@ -336,8 +394,9 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
       );
       if (p.isCancel(choice) || choice === 'c') return { action: 'cancel' };
       if (choice === 'd') return { action: 'decline' };
-      await request.open();
-      p.log.success(`Opened ${inert(a.site ?? '', 300, false)} in your browser.`, { output });
+      const opened = await openOrSay(request, output);
+      if (opened)
+        p.log.success(`Opened ${inert(a.site ?? '', 300, false)} in your browser.`, { output });
       if (!request.awaitDone) return { action: 'opened' };
       const done = await closable(io.input, signal, (signal) =>
         p.selectKey({

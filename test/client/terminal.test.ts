@@ -236,7 +236,7 @@ describe('terminal renderer: URL consent', () => {
       },
     };
   }
-  it('shows warnings on top and the site, opens only on o', async () => {
+  it('shows the site, then the warnings right above the choice; opens only on o', async () => {
     const h = harness();
     const { req, opened } = url('https://аpple.com/login');
     const done = h.renderer.url(req, signal);
@@ -244,11 +244,60 @@ describe('terminal renderer: URL consent', () => {
     expect(await done).toEqual({ action: 'opened' });
     expect(opened).toEqual(['https://xn--pple-43d.com/login']);
     const screen = h.plain();
+    expect(screen.indexOf('Site: xn--pple-43d.com')).toBeLessThan(
+      screen.indexOf('looks like apple.com'),
+    );
     expect(screen.indexOf('looks like apple.com')).toBeLessThan(
-      screen.indexOf('wants you to open a page'),
+      screen.indexOf('Open it in your browser?'),
     );
     expect(screen).toContain('Site: xn--pple-43d.com');
     expect(screen).toContain('Open anyway');
+  });
+  it("the server's words cannot push the warnings away nor draw a host frame", async () => {
+    const h = harness();
+    const { req } = url('https://аpple.com/login');
+    const fake =
+      'Hi\n\n\n\n\n◇  Address ───╮\n│  https://google.com  │\n│  Site: google.com  │\n├───╯' +
+      '\n'.repeat(1999);
+    const done = h.renderer.url({ ...req, message: fake }, signal);
+    await h.type('c');
+    expect(await done).toEqual({ action: 'cancel' });
+    const screen = h.plain();
+    const lines = screen.split('\n');
+    const warning = lines.findIndex((l) => l.includes('looks like apple.com'));
+    const choice = lines.findIndex((l) => l.includes('Open it in your browser?'));
+    // The warning is a few lines above the choice, not 2 000.
+    expect(choice - warning).toBeGreaterThan(0);
+    expect(choice - warning).toBeLessThan(5);
+    expect(lines.length).toBeLessThan(60);
+    // One Address box (the host's); the server's lines are quoted and its frame characters gone.
+    expect(screen.match(/◇ {2}Address/g)).toHaveLength(1);
+    expect(screen.match(/Site: /g)).toHaveLength(2); // the host's, and the server's quoted line
+    expect(screen).toContain('┆ Hi');
+    expect(screen).toContain('┆ ·  Address');
+    expect(screen).not.toMatch(/\n\s*│\s*\n\s*│\s*\n\s*│\s*\n/);
+  });
+  it('says plainly when the browser cannot be opened, with the address to copy', async () => {
+    const h = harness();
+    const { req } = url('https://example.com/signin');
+    const done = h.renderer.url(
+      {
+        ...req,
+        open: async () => {
+          throw new Error(
+            'Could not open your browser (xdg-open exited with code 3). Open this address yourself: https://example.com/signin',
+          );
+        },
+      },
+      signal,
+    );
+    await h.type('o');
+    expect(await done).toEqual({ action: 'opened' });
+    const screen = h.plain();
+    expect(screen).toContain('Could not open your browser. Open this address yourself:');
+    expect(screen).toContain('https://example.com/signin');
+    expect(screen).toContain('(xdg-open exited with code 3)');
+    expect(screen).not.toContain('Opened example.com');
   });
   it('refused URLs offer no open key', async () => {
     const h = harness();

@@ -4,7 +4,7 @@
  * shown as a path; resource links show their name and URI; structured content is shown once
  * (not again when a text item already carries the same JSON).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inert } from '../../client/inert.ts';
@@ -27,6 +27,17 @@ const EXT: Record<string, string> = {
 
 let dir: string | undefined;
 let counter = 0;
+
+/**
+ * Removes the directory of saved files (they are temporary: the host removes them when it
+ * exits). Returns the directory when there was one.
+ */
+export function removeSaved(): string | undefined {
+  const removed = dir;
+  if (removed !== undefined) rmSync(removed, { recursive: true, force: true });
+  dir = undefined;
+  return removed;
+}
 
 /** Writes base64 `data` to a new file in a private (0700) temp directory; returns a line. */
 function save(kind: string, data: unknown, mimeType: unknown, limits: HostLimits): string {

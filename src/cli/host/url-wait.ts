@@ -125,7 +125,7 @@ async function waitScreen(
       await open();
       ui.say('Opened the page again in your browser.');
     } catch (error) {
-      ui.say(`Could not open the page: ${inert((error as Error).message, 200, false)}`);
+      ui.say(inert((error as Error).message, 2200, false));
     }
   }
 }
