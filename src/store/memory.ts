@@ -90,6 +90,16 @@ class ExpiryHeap {
     }
     return top;
   }
+  /** Keeps only the nodes `keep` accepts; a sorted array is a heap. */
+  compact(keep: (at: number, key: string) => boolean): void {
+    const nodes: [number, string][] = [];
+    for (let i = 0; i < this.at.length; i++)
+      if (keep(this.at[i] as number, this.keys[i] as string))
+        nodes.push([this.at[i] as number, this.keys[i] as string]);
+    nodes.sort((x, y) => x[0] - y[0]);
+    this.at = nodes.map((n) => n[0]);
+    this.keys = nodes.map((n) => n[1]);
+  }
   clear(): void {
     this.at = [];
     this.keys = [];
@@ -119,11 +129,19 @@ export function memoryStore(options: { now?: () => number; maxEntries?: number }
       const e = entries.get(key);
       if (e !== undefined && e.expiresAt <= t) remove(key, e);
     }
-    // Skipped nodes (deleted, taken, re-timed records) are dropped once they outnumber the live.
-    if (heap.size > 1024 && heap.size > 2 * tagged) {
-      heap.clear();
-      for (const [key, e] of entries) if (e.tags.length > 0) heap.push(e.expiresAt, key);
-    }
+  };
+  /**
+   * Adds a tagged record's expiry. Nodes left by deleted, taken or re-timed records are dropped
+   * once they outnumber the live ones twice over: the heap stays within about three times the
+   * tagged records, for amortized constant work per push.
+   */
+  const schedule = (at: number, key: string) => {
+    heap.push(at, key);
+    if (heap.size > 1024 && heap.size > 3 * tagged)
+      heap.compact((when, k) => {
+        const e = entries.get(k);
+        return e !== undefined && e.expiresAt === when && e.tags.length > 0;
+      });
   };
   const live = (key: string): Entry | undefined => {
     const e = entries.get(key);
@@ -153,12 +171,17 @@ export function memoryStore(options: { now?: () => number; maxEntries?: number }
       value: deepFreeze(value),
       version: 1,
       expiresAt: t + opts.ttlMs,
-      tags: opts.tags === undefined || opts.tags.length === 0 ? [] : [...new Set(opts.tags)],
+      tags:
+        opts.tags === undefined || opts.tags.length === 0
+          ? []
+          : opts.tags.length === 1
+            ? opts.tags
+            : [...new Set(opts.tags)],
     };
     entries.set(key, e);
     if (e.tags.length === 0) return;
     tagged += 1;
-    heap.push(e.expiresAt, key);
+    schedule(e.expiresAt, key);
     for (const tag of e.tags) {
       let set = tags.get(tag);
       if (set === undefined) tags.set(tag, (set = new Set()));
@@ -200,7 +223,7 @@ export function memoryStore(options: { now?: () => number; maxEntries?: number }
       e.version += 1;
       if (opts?.ttlMs !== undefined) {
         e.expiresAt = now() + opts.ttlMs;
-        if (e.tags.length > 0) heap.push(e.expiresAt, key);
+        if (e.tags.length > 0) schedule(e.expiresAt, key);
       }
       return true;
     },
