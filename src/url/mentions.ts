@@ -3,8 +3,9 @@
  * `paypal.com.s3.amazonaws.com` (site `com.s3.amazonaws.com`), `accounts-google-com.evil.com`,
  * `www.paypa1.com.evil.com`, `paypal-com.net`.
  *
- * A host is cut into tokens at every dot and hyphen; a well-known name is the sequence of its
- * own tokens (`paypal.com` is `paypal`, `com`). A mention is a run of host tokens whose TR39
+ * A host is cut into tokens at every dot, hyphen or other character that is not a letter, mark
+ * or digit (browsers accept `_`, `,`, `~`, `$`, `+`, `=` … in names); a well-known name is the
+ * sequence of its own tokens (`paypal.com` is `paypal`, `com`). A mention is a run of host tokens whose TR39
  * skeletons (strict or without diacritics, each two-reading letter both ways) equal the name's,
  * whatever separators join them: so digits for letters (`paypa1`, `g00gle`), homographs and
  * hyphens for dots are all caught, while a name must still appear as whole tokens, which keeps
@@ -38,7 +39,10 @@ const keysOf = (token: string): string[] => {
   return [...out];
 };
 
-const TOKEN = /[^.-]+/g;
+// Letters, marks and digits; anything else a host may hold (".", "-", "_", and the "," "(" "~"
+// "$" "+" "=" … a browser accepts in a name) joins tokens.
+const TOKEN = /[\p{L}\p{M}\p{N}]+/gu;
+const JOINER = /[^\p{L}\p{M}\p{N}.]/u;
 
 export function nameIndex(list: readonly string[]): NameIndex {
   const byFirst = new Map<string, KnownName[]>();
@@ -162,7 +166,7 @@ export function findMentions(
     // From the registered label into the suffix. A name that starts mid-label
     // (`secure-paypal.com`, `travel-visa.com`) cannot be told from ordinary words.
     if (!a.first) return undefined;
-    if (written.includes('-')) return 'domain';
+    if (JOINER.test(written)) return 'domain';
     // The whole site is compared with the well-known names as a look-alike already.
     if (b.label === h.labels.length - 1) return undefined;
     // `google.com.au`: the brand under a registry's country suffix. Under a private suffix

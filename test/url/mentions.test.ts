@@ -19,6 +19,12 @@ describe('a well-known name outside its own site is a warning naming both', () =
     ['accounts-google-com.evil.com', 'google.com', 'evil.com', 'danger'],
     ['signin-aws-amazon-com.evil.net', 'aws.amazon.com', 'evil.net', 'danger'],
     ['barclays-co-uk.login.evil.com', 'barclays.co.uk', 'evil.com', 'danger'],
+    // Other characters browsers accept in a name join tokens too.
+    ['paypal_com.evil.com', 'paypal.com', 'evil.com', 'danger'],
+    ['login.paypal,com.evil.com', 'paypal.com', 'evil.com', 'danger'],
+    ['paypal~com~secure.evil.com', 'paypal.com', 'evil.com', 'danger'],
+    ['(paypal)(com).evil.com', 'paypal.com', 'evil.com', 'danger'],
+    ['apple$com+id.evil.com', 'apple.com', 'evil.com', 'danger'],
     ['www.paypal.com-x.s3.amazonaws.com', 'paypal.com', 'com-x.s3.amazonaws.com', 'danger'],
     // A tenant under a private suffix does not own the suffix's name.
     [
@@ -59,6 +65,7 @@ describe('a well-known name outside its own site is a warning naming both', () =
     ['accounts-google-com.net', 'google.com'],
     ['aws-amazon.com', 'aws.amazon.com'],
     ['gov.uk.com', 'gov.uk'],
+    ['paypal_com.net', 'paypal.com'],
     ['login.paypal.com.de', 'paypal.com'],
   ])('%s: a registered name that spells %s is a look-alike domain', (host, name) => {
     const a = analyzeUrl(`https://${host}/`);
@@ -153,7 +160,10 @@ describe('property: hostile hosts built around a well-known name are flagged', (
       name: fc.constantFrom(...ASCII_NAMES),
       before: fc.array(fc.constantFrom(...WORDS), { maxLength: 2 }),
       after: fc.array(fc.constantFrom(...WORDS), { maxLength: 2 }),
-      joins: fc.array(fc.constantFrom('.', '-'), { minLength: 8, maxLength: 8 }),
+      joins: fc.array(fc.constantFrom('.', '-', '.', '-', '_', '~'), {
+        minLength: 8,
+        maxLength: 8,
+      }),
       digits: fc.boolean(),
       site: fc.constantFrom(...SITES),
     })
