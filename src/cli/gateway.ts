@@ -4,8 +4,10 @@
  * `elicit connect` reaches it: the same transport (headers, environment, the child's stderr)
  * and the same saved sign-in. Nothing is written to stdout but MCP: notes go to stderr.
  */
+
+import { spawn } from 'node:child_process';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { auditFile, createGateway, PolicyError, readPolicy } from '../gateway/index.ts';
+import { auditFile, createGateway, Inbox, PolicyError, readPolicy } from '../gateway/index.ts';
 import type { UpstreamEra } from '../gateway/upstream.ts';
 import { authProviderFor } from './auth.ts';
 import { createTransport, type Target } from './host/transport.ts';
@@ -20,6 +22,10 @@ export interface GatewayCliOptions {
   /** Answer policy file (JSON) and audit log file (JSON lines). */
   readonly policyFile?: string;
   readonly auditFile?: string;
+  /** Start the web inbox on loopback (its one-time link goes to stderr). */
+  readonly inbox?: boolean;
+  /** A command run (no shell) when a question waits in the inbox: argv + server, tool, message. */
+  readonly notify?: readonly string[];
   /** Serve hosts over HTTP here instead of stdio. */
   readonly listen?: { readonly host: string; readonly port: number };
 }
@@ -34,8 +40,28 @@ export async function runGateway(o: GatewayCliOptions): Promise<number> {
       : undefined;
   const policy = o.policyFile === undefined ? undefined : readPolicy(o.policyFile);
   const audit = o.auditFile === undefined ? undefined : auditFile(o.auditFile);
+  const inbox =
+    o.inbox === true
+      ? await Inbox.start({
+          onWaiting: (q) => {
+            note(`a question from ${q.server} (${q.tool}) waits in the inbox.`);
+            const [cmd, ...args] = o.notify ?? [];
+            if (cmd !== undefined)
+              spawn(cmd, [...args, q.server, q.tool, q.message.slice(0, 200)], {
+                stdio: 'ignore',
+              })
+                .on('error', (e) => note(`--notify failed: ${e.message}`))
+                .unref();
+          },
+        })
+      : undefined;
+  if (inbox !== undefined)
+    note(
+      `questions your host cannot show wait at ${inbox.link()} (a one-time link: open it once, in your browser)`,
+    );
   const gateway = await createGateway({
     era: o.era,
+    ...(inbox === undefined ? {} : { inbox }),
     ...(policy === undefined ? {} : { policy }),
     ...(audit === undefined ? {} : { audit }),
     transport: () =>
@@ -77,6 +103,7 @@ export async function runGateway(o: GatewayCliOptions): Promise<number> {
   const code = await ended;
   closing = true;
   await gateway.close();
+  await inbox?.close();
   await audit?.close();
   return code;
 }
@@ -99,6 +126,8 @@ export async function gatewayCommand(
   let callTimeoutMs: number | undefined;
   let policyFile: string | undefined;
   let auditTo: string | undefined;
+  let inbox = false;
+  let notify: string[] | undefined;
   const positional: string[] = [];
   const host = <T>(f: () => T): T => {
     try {
@@ -138,7 +167,11 @@ export async function gatewayCommand(
     else if (a === '--timeout') callTimeoutMs = seconds(a, value());
     else if (a === '--policy') policyFile = value();
     else if (a === '--audit') auditTo = value();
-    else if (a === '--listen') {
+    else if (a === '--inbox') inbox = true;
+    else if (a === '--notify') {
+      notify = value().split(/\s+/).filter(Boolean);
+      inbox = true;
+    } else if (a === '--listen') {
       const v = value();
       const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(v);
       const port = Number(m?.[2]);
@@ -174,6 +207,8 @@ export async function gatewayCommand(
     target,
     ...(policyFile === undefined ? {} : { policyFile }),
     ...(auditTo === undefined ? {} : { auditFile: auditTo }),
+    inbox,
+    ...(notify === undefined ? {} : { notify }),
     era,
     env,
     headers,

@@ -77,9 +77,13 @@ Options:
   --connect-timeout <s>      give up connecting after this many seconds (default 30)
   --timeout <s>              a round toward the server silent this long fails (default 60)
   --policy <file.json>       answer policy for headless runs: rules on server, tool, mode, field
-                             → ask | decline | cancel | defaults | {"answer": {...}}
+                             → ask | inbox | decline | cancel | defaults | {"answer": {...}}
                              (a URL page is never accepted by a rule)
   --audit <file.jsonl>       append each question and its outcome (sensitive fields redacted)
+  --inbox                    forms the host cannot show wait on a loopback web page; its
+                             one-time link is printed to stderr
+  --notify "<command>"       run a command when a question waits (with server, tool and
+                             message as arguments; no shell); implies --inbox
   --help                     this text
 
 See docs/gateway.md for host configuration.

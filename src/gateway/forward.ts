@@ -24,10 +24,17 @@ import { ElicitError } from '../errors.ts';
 import { joinKey } from '../kernel/keys.ts';
 import type { TokenBuckets } from '../kernel/rate-limit.ts';
 import { eraOf, schemaRevisionOf } from '../kernel/revision.ts';
-import { type CompiledSchema, compileSchema, SchemaError } from '../schema/index.ts';
+import {
+  applyDefaults,
+  type CompiledSchema,
+  compileSchema,
+  emitSchema,
+  SchemaError,
+} from '../schema/index.ts';
 import type { Ask } from '../server/ask.ts';
 import { analyzeUrl } from '../url/index.ts';
 import type { HeldCall, HeldCalls } from './held.ts';
+import type { Inbox } from './inbox.ts';
 import {
   type AuditEntry,
   type AuditLog,
@@ -57,6 +64,10 @@ export interface ForwardHost {
   readonly audit?: AuditLog | undefined;
   /** The tool, prompt or resource of this call (set per call by `forward`). */
   readonly tool?: string;
+  /** Where forms wait when the host cannot show them (or a rule says `inbox`). */
+  readonly inbox?: Inbox | undefined;
+  /** The call's signal and progress keep-alive while a question waits in the inbox (per call). */
+  readonly call?: { readonly signal: AbortSignal; keepAlive(): () => void };
   /** How long a page of a -32042 may take to be reported complete before the call is made again. */
   readonly pageWaitMs: number;
   principalOf(ctx: ServerContext): string;
@@ -94,7 +105,7 @@ function hostCapabilities(host: ForwardHost, ask: Ask): Record<string, unknown> 
   // With a policy the gateway itself can answer (and decline a page) when the host cannot.
   const ruled = host.policy !== undefined;
   const elicitation: Record<string, object> = {};
-  if (ruled || ask.can('form')) elicitation.form = {};
+  if (ruled || host.inbox !== undefined || ask.can('form')) elicitation.form = {};
   if (ruled || ask.can('url')) elicitation.url = {};
   return {
     ...(Object.keys(elicitation).length > 0 ? { elicitation } : {}),
@@ -130,6 +141,27 @@ function send(
   ) as Promise<Result>;
 }
 
+/** Progress on the host's token every 15 s while a question waits in the inbox. */
+function callContext(ctx: ServerContext): NonNullable<ForwardHost['call']> {
+  const token = ctx.mcpReq._meta?.progressToken;
+  return {
+    signal: ctx.mcpReq.signal,
+    keepAlive() {
+      if (token === undefined) return () => {};
+      let beat = 0;
+      const timer = setInterval(() => {
+        void ctx.mcpReq
+          .notify({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: ++beat, message: 'waiting in the inbox' },
+          } as never)
+          .catch(() => {});
+      }, 15_000);
+      return () => clearInterval(timer);
+    },
+  };
+}
+
 /** Forwards one call; what the server asks on the way is asked of the host through `ask`. */
 export function forward(
   host: ForwardHost,
@@ -142,7 +174,7 @@ export function forward(
   const { _meta: _ignored, inputResponses: _r, requestState: _s, ...call } = params;
   const name =
     typeof call.name === 'string' ? call.name : typeof call.uri === 'string' ? call.uri : '';
-  const scoped: ForwardHost = { ...host, tool: name };
+  const scoped: ForwardHost = { ...host, tool: name, call: callContext(ctx) };
   return host.upstream.modern
     ? rounds(scoped, method, call, ask, ctx)
     : held(scoped, method, call, ask, ctx);
@@ -257,6 +289,22 @@ async function answerAll(
         });
         continue;
       }
+      const toInbox =
+        host.inbox !== undefined &&
+        compiled !== undefined &&
+        (!ask.can('form') || policyInbox(host, compiled));
+      if (toInbox && compiled !== undefined) {
+        out[key] = await ask.step(`i.${askKey}`, () => viaInbox(host, compiled, message));
+        await audit(host, ask, askKey, {
+          mode: 'form',
+          message,
+          fields: compiled.fields.map((f) => f.name),
+          by: 'inbox',
+          outcome: out[key] as Outcome,
+          schema: compiled,
+        });
+        continue;
+      }
       batch[askKey] = {
         form: schema ?? {},
         message,
@@ -329,6 +377,47 @@ function policyForm(
   return outcome === undefined
     ? undefined
     : { outcome, by: rule === 0 ? 'otherwise' : `rule ${rule}` };
+}
+
+/** Whether the policy sends this form to the inbox. */
+function policyInbox(host: ForwardHost, schema: CompiledSchema): boolean {
+  if (host.policy === undefined) return false;
+  return (
+    decide(host.policy, {
+      server: serverName(host),
+      tool: host.tool ?? '',
+      mode: 'form',
+      fields: schema.fields.map((f) => f.name),
+    }).action === 'inbox'
+  );
+}
+
+/** A form answered in the inbox; the answer is checked here as any other (a page can be bypassed). */
+async function viaInbox(
+  host: ForwardHost,
+  schema: CompiledSchema,
+  message: string,
+): Promise<Outcome> {
+  const inbox = host.inbox as Inbox;
+  const stop = host.call?.keepAlive() ?? (() => {});
+  try {
+    const answer = await inbox.ask(
+      {
+        server: serverName(host),
+        tool: host.tool ?? '',
+        message,
+        requestedSchema: emitSchema(schema.fields),
+      },
+      host.call?.signal,
+    );
+    if (answer.action !== 'accept') return answer;
+    const content = applyDefaults(schema, answer.content);
+    return schema.validate(content).length === 0
+      ? { action: 'accept', content }
+      : { action: 'cancel' };
+  } finally {
+    stop();
+  }
 }
 
 const serverName = (host: ForwardHost) => host.upstream.client.getServerVersion()?.name ?? '';

@@ -21,6 +21,7 @@ import { stdio } from '../server/stdio.ts';
 import { WireMcpServer } from '../server/wire.ts';
 import { type CallMethod, type ForwardHost, forward } from './forward.ts';
 import { HeldCalls, type HeldLimits } from './held.ts';
+import type { Inbox } from './inbox.ts';
 import type { AuditLog, Policy } from './policy.ts';
 import { GatewayError, Upstream, type UpstreamOptions } from './upstream.ts';
 
@@ -51,6 +52,8 @@ export interface GatewayOptions extends UpstreamOptions {
   readonly policy?: Policy;
   /** Where each question and its outcome is written (see `auditFile`). */
   readonly audit?: AuditLog;
+  /** The web inbox (see `Inbox.start`): forms the host cannot show wait there for the person. */
+  readonly inbox?: Inbox;
 }
 
 /** A gateway connected to its server, ready to serve hosts. */
@@ -110,6 +113,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     pageWaitMs: limits.pageWaitMs ?? 600_000,
     policy: options.policy,
     audit: options.audit,
+    inbox: options.inbox,
     principalOf: (ctx: ServerContext) => (app as GatewayApp).principalOf(ctx),
   };
 

@@ -8,6 +8,12 @@ export {
 } from './gateway.ts';
 export { DEFAULT_HELD_LIMITS, HeldCallError, type HeldLimits } from './held.ts';
 export {
+  Inbox,
+  type InboxAnswer,
+  type InboxOptions,
+  type InboxQuestion,
+} from './inbox.ts';
+export {
   type AuditEntry,
   type AuditLog,
   auditFile,

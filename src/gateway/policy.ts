@@ -16,6 +16,7 @@ import { applyDefaults, type CompiledSchema } from '../schema/index.ts';
 /** What a rule does with a question. */
 export type PolicyAction =
   | 'ask'
+  | 'inbox'
   | 'decline'
   | 'cancel'
   | 'defaults'
@@ -50,12 +51,14 @@ const MAX_RULES = 1000;
 const MATCH_KEYS = ['server', 'tool', 'mode', 'field'];
 
 function checkAction(action: unknown, where: string): PolicyAction {
-  if (action === 'ask' || action === 'decline' || action === 'cancel' || action === 'defaults')
+  if (
+    action === 'ask' ||
+    action === 'inbox' ||
+    action === 'decline' ||
+    action === 'cancel' ||
+    action === 'defaults'
+  )
     return action;
-  if (action === 'inbox')
-    throw new PolicyError(
-      `${where}: "inbox" is not available in this version; use "ask", "decline", "cancel", "defaults" or {"answer": {…}}.`,
-    );
   const answer = (action as { answer?: unknown } | null)?.answer;
   if (
     typeof action === 'object' &&
@@ -67,7 +70,7 @@ function checkAction(action: unknown, where: string): PolicyAction {
   )
     return { answer: answer as Record<string, unknown> };
   throw new PolicyError(
-    `${where}: the action must be "ask", "decline", "cancel", "defaults" or {"answer": {…}}; got ${JSON.stringify(action)?.slice(0, 80)}.`,
+    `${where}: the action must be "ask", "inbox", "decline", "cancel", "defaults" or {"answer": {…}}; got ${JSON.stringify(action)?.slice(0, 80)}.`,
   );
 }
 
@@ -150,7 +153,7 @@ export function formOutcome(
   | { action: 'accept'; content: Record<string, unknown> }
   | { action: 'decline' | 'cancel' }
   | undefined {
-  if (action === 'ask') return undefined;
+  if (action === 'ask' || action === 'inbox') return undefined;
   if (action === 'decline' || action === 'cancel') return { action };
   const content = applyDefaults(schema, action === 'defaults' ? {} : { ...action.answer });
   return schema.validate(content).length === 0
@@ -161,6 +164,7 @@ export function formOutcome(
 /** What a rule answers for a URL page: never an accept. */
 export function urlOutcome(action: PolicyAction): { action: 'decline' | 'cancel' } | undefined {
   if (action === 'ask') return undefined;
+  // The inbox shows forms only in this version: a page sent there is declined.
   return { action: action === 'cancel' ? 'cancel' : 'decline' };
 }
 
@@ -175,7 +179,7 @@ export interface AuditEntry {
   readonly url?: string;
   readonly fields?: readonly string[];
   /** Who answered: a rule of the policy (its number), or the host. */
-  readonly by: 'host' | `rule ${number}` | 'otherwise';
+  readonly by: 'host' | 'inbox' | `rule ${number}` | 'otherwise';
   readonly action: string;
   /** The answer, sensitive fields as "[redacted]". */
   readonly content?: Record<string, unknown>;

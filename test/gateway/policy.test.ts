@@ -99,7 +99,8 @@ describe('checkPolicy', () => {
     expect(() => checkPolicy({ rules: [{ match: { who: 'x' }, action: 'ask' }] })).toThrow(
       /unknown match key "who"/,
     );
-    expect(() => checkPolicy({ rules: [], otherwise: 'inbox' })).toThrow(PolicyError);
+    expect(() => checkPolicy({ rules: [], otherwise: 'later' })).toThrow(PolicyError);
+    expect(checkPolicy({ rules: [], otherwise: 'inbox' }).otherwise).toBe('inbox');
     expect(() => checkPolicy([])).toThrow(/expected \{"rules"/);
   });
 });

@@ -1,0 +1,62 @@
+/**
+ * The inbox page's script (browser): lists the questions waiting, each rendered by
+ * `<elicit-form>`, and posts the person's answer with the page's CSRF token. Server text is set
+ * with textContent only.
+ */
+import '../web/index.ts';
+import type { ElicitFormElement } from '../web/form-element.ts';
+
+interface Question {
+  readonly id: string;
+  readonly server: string;
+  readonly tool: string;
+  readonly message: string;
+  readonly requestedSchema: unknown;
+}
+
+const csrf = document.querySelector<HTMLMetaElement>('meta[name=csrf]')?.content ?? '';
+const list = document.getElementById('questions') as HTMLElement;
+const empty = document.getElementById('empty') as HTMLElement;
+const shown = new Set<string>();
+
+function render(q: Question): void {
+  const section = document.createElement('section');
+  const title = document.createElement('h2');
+  title.textContent = `${q.server} · ${q.tool}`;
+  const form = document.createElement('elicit-form') as ElicitFormElement;
+  form.request = { server: q.server, message: q.message, requestedSchema: q.requestedSchema };
+  form.addEventListener('elicit-response', (event) => {
+    const detail = (event as CustomEvent).detail as Record<string, unknown>;
+    void fetch('/inbox/answer', {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json', 'x-elicit-csrf': csrf },
+      body: JSON.stringify({ id: q.id, ...detail }),
+    }).then((r) => {
+      const note = document.createElement('p');
+      note.className = 'done';
+      note.textContent = r.ok ? 'Sent.' : 'This question is not waiting any more.';
+      section.append(note);
+    });
+  });
+  section.append(title, form);
+  list.append(section);
+}
+
+async function poll(): Promise<void> {
+  try {
+    const r = await fetch('/inbox/questions', { credentials: 'same-origin' });
+    if (r.ok) {
+      const questions = (await r.json()) as Question[];
+      for (const q of questions)
+        if (!shown.has(q.id)) {
+          shown.add(q.id);
+          render(q);
+        }
+      empty.hidden = shown.size > 0;
+    }
+  } finally {
+    setTimeout(poll, 1000);
+  }
+}
+void poll();
