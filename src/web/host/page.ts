@@ -27,7 +27,7 @@ button[aria-disabled=true]{opacity:.75;cursor:not-allowed}
 .tools{display:flex;flex-wrap:wrap;gap:.5rem;margin:.5rem 0 1rem}
 #prompts>*{margin:1rem 0}
 .call{display:flex;flex-wrap:wrap;align-items:center;gap:.4rem .6rem;margin:.5rem 0;padding:.4rem .6rem;border:1px solid var(--line);border-radius:.4rem}
-.call .label{font-weight:600;overflow-wrap:anywhere}.call progress{flex:1 1 8rem;min-width:6rem;accent-color:var(--accent)}
+.call .label{font-weight:600;overflow-wrap:anywhere}.call progress{flex:1 1 5rem;min-width:4rem;accent-color:var(--accent)}
 .call .detail{color:var(--muted);flex:1 1 100%;min-width:0;overflow-wrap:anywhere;order:4}.call button{padding:.2rem .7rem}
 #log .entry{margin:.25rem 0;white-space:pre-wrap;overflow-wrap:anywhere}#log .error{color:var(--danger)}#log .result{color:var(--ok)}#log .muted{color:var(--muted)}
 #log .entry:focus{outline:none}#log .entry:focus-visible{outline:3px solid var(--focus)}`;
