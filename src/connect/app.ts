@@ -33,7 +33,7 @@ import { mountOAuthCallback, oauthPage } from './oauth-routes.ts';
 import { failed, unavailable } from './pages.ts';
 import type { Records } from './records.ts';
 import { mountRecordPosts, secretPage } from './secret-routes.ts';
-import { type Vault, vaultEntryName } from './vault.ts';
+import { recordEntryName, type Vault, vaultEntryName } from './vault.ts';
 
 export type ConnectEvent =
   | { type: 'principal_mismatch'; id: string; record: string; browser: string }
@@ -146,9 +146,15 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
     return store ? unavailable() : failed('Something went wrong on the server.', null, 500);
   });
 
-  const connectionOf = (principal: string, provider: string) =>
-    providerConnection(options.vault, providers, vaultTtl, principal, provider, (error) =>
-      ctx.log({ type: 'connection_lost', principal, provider, error }),
+  const connectionOf = (principal: string, provider: string, record?: string) =>
+    providerConnection(
+      options.vault,
+      providers,
+      vaultTtl,
+      principal,
+      provider,
+      (error) => ctx.log({ type: 'connection_lost', principal, provider, error }),
+      record,
     );
 
   return {
@@ -161,14 +167,17 @@ export function createConnectApp(options: ConnectOptions): ConnectApp {
     providers,
     link: (id) => new URL(`/elicit/${id}`, baseUrl).href,
     hasProvider: (name) => providers.has(name),
-    readEntry: async (principal, purpose, subject) => {
+    readEntry: async (principal, purpose, subject, record) => {
       // A connection whose tokens can no longer be renewed is not a connection: the entry is
       // dropped and the caller sees "not connected" (ask.connect asks again through URL mode).
       if (purpose === 'connect')
-        return (await connectionOf(principal, subject).usable()) as Json | undefined;
-      return options.vault.get({ principal, provider: vaultEntryName(purpose, subject) });
+        return (await connectionOf(principal, subject, record).usable()) as Json | undefined;
+      // A record's value is its own: the entry its page saved, never another record's.
+      const provider =
+        record === undefined ? vaultEntryName(purpose, subject) : recordEntryName(record);
+      return options.vault.get({ principal, provider });
     },
-    connection: (principal, provider) => connectionOf(principal, provider),
+    connection: (principal, provider, record) => connectionOf(principal, provider, record),
     redirectUri: ctx.redirectUri,
     vaultTtlMs: vaultTtl,
     limits,

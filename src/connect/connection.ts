@@ -9,7 +9,13 @@ import { ElicitError } from '../errors.ts';
 import { ELICIT_NOT_CONNECTED } from '../kernel/error-codes.ts';
 import type { Connection } from '../server/url-port.ts';
 import type { Provider, Tokens } from './oauth.ts';
-import { type Vault, vaultEntryName } from './vault.ts';
+import {
+  RECORD_VALUE_GRACE_MS,
+  recordEntryName,
+  type Vault,
+  type VaultEntry,
+  vaultEntryName,
+} from './vault.ts';
 
 /** A connection with the check ask.connect makes before it trusts a stored entry. */
 export interface ProviderConnection extends Connection {
@@ -30,8 +36,25 @@ export function providerConnection(
   principal: string,
   provider: string,
   onLost: (error: unknown) => void = () => {},
+  record?: string,
 ): ProviderConnection {
-  const entry = { principal, provider: vaultEntryName('connect', provider) };
+  const shared: VaultEntry = { principal, provider: vaultEntryName('connect', provider) };
+  // The tokens one record's page obtained: bound to that record, so two requests connecting
+  // two accounts at once each use their own; the principal's entry once the copy is gone.
+  const own: VaultEntry | undefined =
+    record === undefined ? undefined : { principal, provider: recordEntryName(record) };
+  let entry = own ?? shared;
+  const read = async (): Promise<Tokens | undefined> => {
+    if (own !== undefined) {
+      const mine = (await vault.get<never>(own)) as Tokens | undefined;
+      if (mine !== undefined) {
+        entry = own;
+        return mine;
+      }
+    }
+    entry = shared;
+    return (await vault.get<never>(shared)) as Tokens | undefined;
+  };
   const lost = async (error: unknown): Promise<never> => {
     await vault.delete(entry);
     onLost(error);
@@ -51,7 +74,7 @@ export function providerConnection(
       return lost(error);
     }
     const next = { ...fresh, refresh_token: fresh.refresh_token ?? tokens.refresh_token };
-    await vault.put(entry, next as never, vaultTtlMs);
+    await vault.put(entry, next as never, entry === own ? RECORD_VALUE_GRACE_MS : vaultTtlMs);
     return next;
   };
   const providerOf = (): Provider => {
@@ -66,7 +89,7 @@ export function providerConnection(
   return {
     provider,
     async usable() {
-      const tokens = (await vault.get<never>(entry)) as Tokens | undefined;
+      const tokens = await read();
       if (tokens === undefined) return undefined;
       const expired =
         tokens.expires_at !== undefined && tokens.expires_at <= Date.now() + EXPIRY_MARGIN_MS;
@@ -91,7 +114,7 @@ export function providerConnection(
         // A redirect could lead the token off the API's origins: the caller decides.
         return fetch(url, { ...init, headers, redirect: 'manual' });
       };
-      let tokens = (await vault.get<never>(entry)) as Tokens | undefined;
+      let tokens = await read();
       if (tokens === undefined)
         throw new ElicitError(
           ELICIT_NOT_CONNECTED,

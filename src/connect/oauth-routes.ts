@@ -8,7 +8,7 @@ import type { Gated, PagesContext } from './context.ts';
 import { newState, newVerifier, OAuthFlowError } from './oauth.ts';
 import { done, escapeHtml, failed, notAvailable, render } from './pages.ts';
 import { browserBinding, whoOf } from './sessions.ts';
-import { vaultEntryName } from './vault.ts';
+import { recordEntryName, recordValueTtl, vaultEntryName } from './vault.ts';
 
 interface OAuthTx {
   readonly recordId: string;
@@ -90,6 +90,13 @@ export function mountOAuthCallback(app: Hono, ctx: PagesContext): void {
     if (provider === undefined) return notAvailable(who);
     try {
       const tokens = await provider.exchange(current, state, ctx.redirectUri, tx.verifier);
+      // The record's own copy first (the account the request that asked connects), then the
+      // principal's connection for later asks.
+      await options.vault.put(
+        { principal: record.principal, provider: recordEntryName(record.id) },
+        tokens as never,
+        recordValueTtl(record.expiresAt),
+      );
       await options.vault.put(
         { principal: record.principal, provider: vaultEntryName('connect', provider.name) },
         tokens as never,

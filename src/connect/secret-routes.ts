@@ -6,7 +6,7 @@ import type { Hono } from 'hono';
 import type { Gated, PagesContext } from './context.ts';
 import { done, escapeHtml, failed, notAvailable, render } from './pages.ts';
 import { whoOf } from './sessions.ts';
-import { vaultEntryName } from './vault.ts';
+import { recordEntryName, recordValueTtl, vaultEntryName } from './vault.ts';
 
 /** The longest secret the form takes (the input's maxlength, checked again on POST). */
 const SECRET_MAX_CHARS = 4096;
@@ -37,6 +37,13 @@ export function mountRecordPosts(app: Hono, ctx: PagesContext): void {
     const secret = form.get('secret') ?? '';
     if (secret.length === 0 || secret.length > SECRET_MAX_CHARS)
       return failed(`Enter a value of at most ${SECRET_MAX_CHARS} characters.`, who);
+    // First the record's own copy (what the request that asked reads, whatever another page
+    // saves under the same name meanwhile), then the principal's value for later asks.
+    await ctx.options.vault.put(
+      { principal: record.principal, provider: recordEntryName(record.id) },
+      secret,
+      recordValueTtl(record.expiresAt),
+    );
     await ctx.options.vault.put(
       { principal: record.principal, provider: vaultEntryName('secret', record.subject) },
       secret,

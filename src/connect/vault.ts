@@ -45,6 +45,14 @@ export function recordEntryName(recordId: string): string {
   return joinKey('record', recordId);
 }
 
+/** How long a record's own copy outlives the record's link: as long as the record is stored. */
+export const RECORD_VALUE_GRACE_MS = 60 * 60_000;
+
+/** The lifetime of the copy of a value saved for a record that expires at `expiresAt`. */
+export function recordValueTtl(expiresAt: number, now = Date.now()): number {
+  return Math.max(1, expiresAt - now + RECORD_VALUE_GRACE_MS);
+}
+
 /** The store key of an entry: both parts base64url, so no name can run into the other. */
 function vaultStoreKey(e: VaultEntry): string {
   return `vault:${Buffer.from(e.principal).toString('base64url')}:${Buffer.from(e.provider).toString('base64url')}`;

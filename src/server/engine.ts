@@ -21,6 +21,14 @@ export const SUSPEND: unique symbol = Symbol('elicit.suspend');
 
 export type UrlOutcome = 'complete' | 'decline' | 'cancel';
 
+/**
+ * How a URL step ended; a completed one names its record, whose saved value (vault entry
+ * `["record","<id>"]`) is what this request reads: not whatever the principal saved since.
+ */
+export type UrlStepResult =
+  | { readonly outcome: 'complete'; readonly record: string }
+  | { readonly outcome: 'decline' | 'cancel' };
+
 export interface Engine {
   /** The protocol revision of this request. */
   readonly revision: string;
@@ -53,7 +61,7 @@ export interface Engine {
     label: string,
     description: string | undefined,
     message: string | undefined,
-  ): Promise<UrlOutcome>;
+  ): Promise<UrlStepResult>;
   /**
    * Whether a URL step must run even with a value in the vault: `fresh` was asked for and not
    * yet satisfied, or a step for this subject is already under way in this conversation.

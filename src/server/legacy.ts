@@ -14,7 +14,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { type Ask, type AskLimits, declares } from './ask.ts';
 import { createAsk } from './asks.ts';
-import type { Engine, Receiver, UrlOutcome } from './engine.ts';
+import type { Engine, Receiver, UrlStepResult } from './engine.ts';
 import { AskAbandonedError, AskTimeoutError, ElicitationUnsupportedError } from './errors.ts';
 import type { Faults } from './faults.ts';
 import { type KeepAlive, progressKeepAlive } from './keep-alive.ts';
@@ -266,15 +266,8 @@ class PushEngine implements Engine {
 
   async background(): Promise<void> {}
 
-  async mustStep(purpose: RecordPurpose, subject: string, fresh: boolean): Promise<boolean> {
-    if (!fresh) return false;
-    // After a -32042 the retried call claims the completion it caused, once.
-    const settings = this.#server.options.connect;
-    const claimed =
-      purpose === 'secret' &&
-      settings?.legacyMode === 'error' &&
-      (await claimRecentCompletion(settings, this.#principal, purpose, subject));
-    return !claimed;
+  async mustStep(_purpose: RecordPurpose, _subject: string, fresh: boolean): Promise<boolean> {
+    return fresh;
   }
 
   /**
@@ -287,12 +280,18 @@ class PushEngine implements Engine {
     label: string,
     description: string | undefined,
     message: string | undefined,
-  ): Promise<UrlOutcome> {
+  ): Promise<UrlStepResult> {
     const ctx = this.#ctx;
     const { mcpReq } = ctx;
     const settings = this.#server.options.connect;
     if (settings === undefined)
       throw new ConnectNotConfiguredError(purpose === 'connect' ? 'ask.connect' : 'ask.secret');
+    // After a -32042 the retried call claims a completion (once): the one it caused, unless the
+    // same principal left several for the same subject at once (see docs/url-mode.md).
+    if (settings.legacyMode === 'error') {
+      const claimed = await claimRecentCompletion(settings, this.#principal, purpose, subject);
+      if (claimed !== undefined) return { outcome: 'complete', record: claimed };
+    }
     if (!declares(this.caps, 'url', this.revision))
       throw new ElicitationUnsupportedError('URL elicitation');
     const record = await settings.app.records.create({
@@ -333,7 +332,7 @@ class PushEngine implements Engine {
     const action = (response as { action?: unknown }).action;
     if (action !== 'accept') {
       await settings.app.records.finish(record.id, 'declined');
-      return action === 'decline' ? 'decline' : 'cancel';
+      return { outcome: action === 'decline' ? 'decline' : 'cancel' };
     }
     const waitMs = settings.waitMs ?? this.limits.timeoutMs;
     const status = await this.#waitFor(subject, () =>
@@ -344,8 +343,8 @@ class PushEngine implements Engine {
     if (status === 'timeout') throw new AskTimeoutError(subject, waitMs);
     if (status === 'complete') {
       await notify().catch(() => {});
-      return 'complete';
+      return { outcome: 'complete', record: record.id };
     }
-    return status === 'declined' ? 'decline' : 'cancel';
+    return { outcome: status === 'declined' ? 'decline' : 'cancel' };
   }
 }

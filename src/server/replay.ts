@@ -8,7 +8,7 @@ import type { ClientCapabilities, InputRequest } from '@modelcontextprotocol/ser
 import { pooledRandom } from '../kernel/random.ts';
 import { type Ask, type AskLimits, declares } from './ask.ts';
 import { createAsk } from './asks.ts';
-import { type Engine, ESCALATE, SUSPEND, type UrlOutcome, urlStepKey } from './engine.ts';
+import { type Engine, ESCALATE, SUSPEND, type UrlStepResult, urlStepKey } from './engine.ts';
 import { AskUsageError, ElicitationUnsupportedError, ReplayError } from './errors.ts';
 import type { Faults } from './faults.ts';
 import { type OnceStore, OnceStoreFullError, OnceStoreUnavailableError } from './once-store.ts';
@@ -130,7 +130,7 @@ export function modernEngine(run: Run): Engine {
     label: string,
     description: string | undefined,
     message: string | undefined,
-  ): Promise<UrlOutcome> {
+  ): Promise<UrlStepResult> {
     const settings = run.connect;
     if (settings === undefined)
       throw new ConnectNotConfiguredError(purpose === 'connect' ? 'ask.connect' : 'ask.secret');
@@ -139,13 +139,13 @@ export function modernEngine(run: Run): Engine {
     let id = journal.s[jkey] as string | undefined;
     if (id !== undefined) {
       const record = await records.get(id);
-      if (record?.status === 'complete') return 'complete';
-      if (record?.status === 'declined') return 'decline';
+      if (record?.status === 'complete') return { outcome: 'complete', record: id };
+      if (record?.status === 'declined') return { outcome: 'decline' };
       if (record?.status === 'pending') {
         const answer = (offered(run, jkey) as { action?: unknown } | undefined)?.action;
         if (answer === 'decline' || answer === 'cancel') {
           await records.finish(id, 'declined');
-          return answer;
+          return { outcome: answer };
         }
         if (answer === 'accept') {
           // The spec lets the server block until the out-of-band step is done.
@@ -161,8 +161,8 @@ export function modernEngine(run: Run): Engine {
                 run.signal,
               ),
           );
-          if (status === 'complete') return 'complete';
-          if (status === 'declined') return 'decline';
+          if (status === 'complete') return { outcome: 'complete', record: waiting };
+          if (status === 'declined') return { outcome: 'decline' };
         }
       } else id = undefined; // expired or gone: start again
     }

@@ -6,6 +6,7 @@
  */
 import { ElicitError } from '../errors.ts';
 import { ELICIT_ASK_USAGE } from '../kernel/error-codes.ts';
+import type { UrlStepResult } from './engine.ts';
 import type { Faults } from './faults.ts';
 import type { Connection, RecordPurpose, UrlPort, UrlRecord } from './url-port.ts';
 
@@ -39,13 +40,17 @@ export class ConnectNotConfiguredError extends ElicitError {
   }
 }
 
-/** The authorised fetch for the principal's tokens at `provider` (implemented by the port). */
+/**
+ * The authorised fetch for the principal's tokens at `provider` (implemented by the port); with
+ * `record`, the tokens that record's connect page obtained, while they are kept.
+ */
 export function connection(
   settings: ConnectSettings,
   principal: string,
   provider: string,
+  record?: string,
 ): Connection {
-  return settings.app.connection(principal, provider);
+  return settings.app.connection(principal, provider, record);
 }
 
 /** How often a wait reads its record: normally, and while the store is failing (to resume fast). */
@@ -120,22 +125,23 @@ export function linkMessage(
 
 /**
  * After a -32042, the retried call cannot remember that it just asked: a record completed for
- * the same principal and subject since then counts once as the fresh answer.
+ * the same principal and subject since then counts once as the fresh answer. Its id, or
+ * undefined when there is none left to claim.
  */
 export async function claimRecentCompletion(
   settings: ConnectSettings,
   principal: string,
   purpose: RecordPurpose,
   subject: string,
-): Promise<boolean> {
+): Promise<string | undefined> {
   const { records } = settings.app;
   const recent = (await records.byPrincipal(principal))
     .filter((r) => r.purpose === purpose && r.subject === subject && r.status === 'complete')
     .sort((a, b) => b.createdAt - a.createdAt);
   for (const r of recent) {
-    if (await records.claim(r.id)) return true;
+    if (await records.claim(r.id)) return r.id;
   }
-  return false;
+  return undefined;
 }
 
 type UrlStep = (
@@ -144,7 +150,7 @@ type UrlStep = (
   label: string,
   description: string | undefined,
   message: string | undefined,
-) => Promise<'complete' | 'decline' | 'cancel'>;
+) => Promise<UrlStepResult>;
 
 /** ask.connect on either engine: `forceStep` when a flow is already under way in this request. */
 export async function askConnect(
@@ -163,14 +169,16 @@ export async function askConnect(
     );
   }
   if (forceStep || (await settings.app.readEntry(principal, 'connect', provider)) === undefined) {
-    const outcome = await urlStep(
+    const step = await urlStep(
       'connect',
       provider,
       opts?.label ?? provider,
       opts?.description,
       opts?.message,
     );
-    if (outcome !== 'complete') return { action: outcome };
+    if (step.outcome !== 'complete') return { action: step.outcome };
+    // The account this request's page connected, whatever another request connected since.
+    return { action: 'accept', connection: connection(settings, principal, provider, step.record) };
   }
   return { action: 'accept', connection: connection(settings, principal, provider) };
 }
@@ -185,15 +193,17 @@ export async function askSecret(
   urlStep: UrlStep,
 ): Promise<SecretResult> {
   if (settings === undefined) throw new ConnectNotConfiguredError('ask.secret');
-  const read = async () => {
-    const stored = await settings.app.readEntry(principal, 'secret', key);
+  const read = async (record?: string) => {
+    const stored = await settings.app.readEntry(principal, 'secret', key, record);
     return typeof stored === 'string' ? stored : undefined;
   };
   let value = forceStep ? undefined : await read();
   if (value === undefined) {
-    const outcome = await urlStep('secret', key, opts.label, opts.description, opts.message);
-    if (outcome !== 'complete') return { action: outcome };
-    value = await read();
+    const step = await urlStep('secret', key, opts.label, opts.description, opts.message);
+    if (step.outcome !== 'complete') return { action: step.outcome };
+    // The value this request's page saved, not the last one saved under the name; once its
+    // record's copy is gone (long after), the principal's stored value.
+    value = (await read(step.record)) ?? (await read());
   }
   return value === undefined ? { action: 'cancel' } : { action: 'accept', value };
 }

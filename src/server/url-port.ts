@@ -65,10 +65,22 @@ export interface UrlPort {
   readonly bus: CompletionPort;
   /** True when a provider of this name is configured. */
   hasProvider(name: string): boolean;
-  /** The principal's stored value for a subject (tokens or a secret), or undefined. */
-  readEntry(principal: string, purpose: RecordPurpose, subject: string): Promise<Json | undefined>;
-  /** The authorised fetch for the principal's tokens at `provider`. */
-  connection(principal: string, provider: string): Connection;
+  /**
+   * The principal's stored value for a subject (tokens or a secret), or undefined. With
+   * `record`: the value that record's page saved (bound to the record until the request that
+   * asked has read it), not the last one saved for the subject.
+   */
+  readEntry(
+    principal: string,
+    purpose: RecordPurpose,
+    subject: string,
+    record?: string,
+  ): Promise<Json | undefined>;
+  /**
+   * The authorised fetch for the principal's tokens at `provider`; with `record`, the tokens
+   * that record's page obtained (the principal's stored ones once the record's copy is gone).
+   */
+  connection(principal: string, provider: string, record?: string): Connection;
   /** The store the records live in; a server without a store of its own keeps ask.once markers there. */
   readonly store?: Store;
 }
