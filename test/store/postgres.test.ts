@@ -31,7 +31,7 @@ async function relay() {
   let port = 0;
   const open = () =>
     new Promise<void>((resolve) => {
-      server = createServer((inbound) => {
+      const relayServer = createServer((inbound) => {
         const outbound = tcp(Number(target.port || 5432), target.hostname);
         sockets.add(inbound).add(outbound);
         inbound.pipe(outbound).pipe(inbound);
@@ -42,8 +42,9 @@ async function relay() {
         inbound.on('error', drop).on('close', drop);
         outbound.on('error', drop).on('close', drop);
       });
-      server.listen(port, '127.0.0.1', () => {
-        port = (server?.address() as { port: number }).port;
+      server = relayServer;
+      relayServer.listen(port, '127.0.0.1', () => {
+        port = (relayServer.address() as { port: number }).port;
         resolve();
       });
     });
