@@ -75,6 +75,11 @@ export interface ConnectOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Server log messages at this level and above are shown (and asked for with logging/setLevel). */
   readonly logLevel?: LogLevel;
+  /**
+   * Scripted runs: `json` writes one JSON object per line to `output` (the server, then each
+   * call with its result or error) and every line meant for people to `errorOutput`.
+   */
+  readonly format?: 'text' | 'json';
   readonly limits?: Partial<HostLimits>;
   /** OAuth for HTTP servers that answer 401 (the SDK's OAuthClientProvider). */
   readonly authProvider?: AuthProvider;
@@ -156,11 +161,16 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
   const limits: HostLimits = { ...HOST_LIMITS, ...o.limits };
   const io = { input: o.input, output: o.output };
   const tty = o.interactive && (o.output as { isTTY?: boolean }).isTTY === true;
-  const status = new StatusLine(o.output, tty);
+  const json = !o.interactive && o.format === 'json';
+  // With --format json, stdout carries only JSON lines: everything for people goes to stderr.
+  const human = json ? (o.errorOutput ?? process.stderr) : o.output;
+  const status = new StatusLine(human, tty);
   const keys = new Keys(o.input);
   const color = tty && process.env.NO_COLOR === undefined;
   const dim = (s: string) => (color ? styleText('dim', s, { validateStream: false }) : s);
-  const out = (line: string) => (o.interactive ? status.print(line) : o.output.write(`${line}\n`));
+  const out = (line: string) => (o.interactive ? status.print(line) : human.write(`${line}\n`));
+  /** One JSON line for programs (`--format json`). */
+  const emit = (value: unknown) => o.output.write(`${JSON.stringify(value)}\n`);
 
   // Lines that arrive while a prompt owns the terminal wait for it to close.
   let prompting = 0;
@@ -446,12 +456,25 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
   try {
     if (!(await connect())) return 2;
     if (!o.interactive) {
+      if (json) {
+        const server = identityOf(link.client);
+        emit({
+          server: { name: server.name, version: server.version },
+          protocol: link.client.getNegotiatedProtocolVersion(),
+          tools: lists.tools.map((t) => ({ name: t.name, description: t.description })),
+        });
+      }
       for (const t of lists.tools)
         out(`  tool ${inert(t.name, 80, false)}: ${inert(t.description ?? '', 200, false)}`);
       let code = 0;
       for (const c of o.calls ?? []) {
         if (!lists.tools.some((t) => t.name === c.name)) {
           out(`No tool named ${JSON.stringify(c.name)}.`);
+          if (json)
+            emit({
+              call: c.name,
+              error: { code: 'ELICIT_HOST_CALL', message: `No tool named ${c.name}.` },
+            });
           return 2;
         }
         out(`\n▶ ${c.name} ${JSON.stringify(c.args ?? {})}`);
@@ -460,9 +483,20 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
             link.elicit.callTool({ name: c.name, arguments: c.args ?? {} }, options),
           );
           out(`◀ ${result.isError === true ? 'error: ' : ''}${renderToolResult(result, limits)}`);
+          if (json) emit({ call: c.name, arguments: c.args ?? {}, result });
           if (result.isError === true) code = 1;
         } catch (error) {
-          if (error instanceof Cancelled) {
+          const cancelled = error instanceof Cancelled;
+          if (json)
+            emit({
+              call: c.name,
+              arguments: c.args ?? {},
+              error: {
+                code: error instanceof ElicitError ? error.code : ELICIT_HOST_CALL,
+                message: failure(error),
+              },
+            });
+          if (cancelled) {
             out('Cancelled.');
             return 130;
           }

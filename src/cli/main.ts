@@ -25,6 +25,7 @@ Usage:
   elicit check <schema.json> [--revision R]  check a requestedSchema against the restricted subset
   elicit gateway <url> | -- <command> ...    put elicit in front of a server, for any host
   elicit logout <url>                        forget the saved sign-in for a server
+  elicit --version                           the version of elicit
 
 Run "elicit <command> --help" for the options of a command.
 `,
@@ -55,6 +56,11 @@ Options:
                              (default 60; progress resets it; paused while you answer a form)
   --log-level <level>        server log messages to show: debug|info|notice|warning|error|…
                              (default info; sent to the server with logging/setLevel)
+  --format text|json         scripted runs: json prints one JSON object per line on stdout
+                             ({"server": …}, then {"call", "arguments", "result" | "error"} per
+                             call); everything for people goes to stderr. Exit codes either way:
+                             0 every call succeeded, 1 a call failed or returned isError,
+                             2 bad usage or no connection, 130 cancelled
   --help                     this text
 
 Keys while a call runs: Ctrl-C or c cancels it (the server is told), a second Ctrl-C quits
@@ -155,6 +161,7 @@ async function connect(argv: string[]): Promise<number> {
   let policy: string | undefined;
   let openUrls = false;
   let logLevel: string | undefined;
+  let format = 'text';
   let connectTimeout: number | undefined;
   let callTimeout: number | undefined;
   const env: Record<string, string> = {};
@@ -206,6 +213,7 @@ async function connect(argv: string[]): Promise<number> {
     } else if (a === '--connect-timeout') connectTimeout = seconds(a, value());
     else if (a === '--timeout') callTimeout = seconds(a, value());
     else if (a === '--log-level') logLevel = value();
+    else if (a === '--format') format = value();
     else if (a === '--call') calls.push({ name: value() });
     else if (a === '--args') {
       const last = calls.at(-1) ?? fail('--args must follow a --call');
@@ -247,6 +255,10 @@ async function connect(argv: string[]): Promise<number> {
   }
   if (policy !== undefined && !['accept-defaults', 'decline', 'cancel'].includes(policy))
     fail(`--policy must be accept-defaults, decline or cancel; got ${policy}`);
+  if (format !== 'text' && format !== 'json')
+    fail(`--format must be text or json; got ${JSON.stringify(format)}`);
+  if (format === 'json' && calls.length === 0)
+    fail('--format json is for scripted runs: add --call <tool>');
   if (logLevel !== undefined && !(LOG_LEVELS as readonly string[]).includes(logLevel))
     fail(`--log-level must be one of ${LOG_LEVELS.join(', ')}; got ${logLevel}`);
   if (Object.keys(env).length > 0 && 'url' in target)
@@ -268,6 +280,7 @@ async function connect(argv: string[]): Promise<number> {
     env,
     headers,
     logLevel: logLevel as LogLevel | undefined,
+    format: format as 'text' | 'json',
     limits: {
       ...(connectTimeout === undefined ? {} : { connectTimeoutMs: connectTimeout }),
       ...(callTimeout === undefined ? {} : { callTimeoutMs: callTimeout }),
@@ -286,8 +299,26 @@ async function logout(args: string[]): Promise<number> {
   return 0;
 }
 
+/** The version in package.json (beside src/ in a clone, beside dist/ in a package). */
+function packageVersion(): string {
+  for (const up of ['../../package.json', '../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(up, import.meta.url), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
+      if (pkg.name === 'elicit' && typeof pkg.version === 'string') return pkg.version;
+    } catch {}
+  }
+  return 'unknown';
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === '--version' || command === '-V' || command === 'version') {
+    process.stdout.write(`elicit ${packageVersion()}\n`);
+    return 0;
+  }
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(HELP.main as string);
     return 0;
