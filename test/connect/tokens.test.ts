@@ -25,6 +25,8 @@ let elsewhere: Server;
 let elsewhereUrl = '';
 const received: (string | undefined)[] = [];
 let app: ConnectApp;
+/** The record through which tess connected her calendar. */
+let tessRecord = '';
 const entry = { principal: 'local', provider: vaultEntryName('connect', 'calendar') };
 
 beforeAll(async () => {
@@ -41,6 +43,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
   // Connect the calendar the way a person does.
   const record = await newRecord(stack.records, 'local', 'connect', 'calendar', 'Calendar');
+  tessRecord = record.id;
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(app.link(record.id));
@@ -137,4 +140,25 @@ describe('apiOrigins', () => {
       expect(make, bad).toThrow(/apiOrigins entry/);
     }
   });
+});
+
+describe('a connection is bound to the record that made it', () => {
+  it('two accounts connected by one principal: each record’s connection is its own account', async () => {
+    // The same person connects a second account through a second link.
+    const record = await newRecord(stack.records, 'local', 'connect', 'calendar', 'Calendar');
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(app.link(record.id));
+    await passDevLogin(page);
+    await consentAtProvider(page, 'uma');
+    await page.waitForSelector('text=calendar is connected');
+    await context.close();
+    const owner = async (record?: string) =>
+      (await (await connection({ app }, 'local', 'calendar', record).fetch(stack.idp.api)).json())
+        .owner;
+    expect(await owner(tessRecord)).toBe('tess');
+    expect(await owner(record.id)).toBe('uma');
+    // The long-term connection is the last one made.
+    expect(await owner()).toBe('uma');
+  }, 60_000);
 });
