@@ -1,6 +1,6 @@
 /**
  * The browser bundle's size, as `npm run build` makes and measures it, is the size docs/web.md
- * states (to within 0.5 kB, so small changes elsewhere need no doc edit), and within its budget.
+ * states (to within 3 %, so small changes elsewhere need no doc edit), and within its budget.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -27,8 +27,11 @@ describe('dist/browser/elicit-web.js', () => {
     const docs = readFileSync('docs/web.md', 'utf8');
     const stated = /about ([\d.]+) kB minified and ([\d.]+) kB gzipped/.exec(docs);
     expect(stated, 'docs/web.md states the size').not.toBeNull();
-    expect(Math.abs(Number(stated?.[1]) - size.minifiedKb)).toBeLessThanOrEqual(0.5);
-    expect(Math.abs(Number(stated?.[2]) - size.gzippedKb)).toBeLessThanOrEqual(0.5);
+    const near = (docsKb: number, builtKb: number) => Math.abs(docsKb - builtKb) <= builtKb * 0.03;
+    expect(near(Number(stated?.[1]), size.minifiedKb), `minified: ${size.minifiedKb} kB`).toBe(
+      true,
+    );
+    expect(near(Number(stated?.[2]), size.gzippedKb), `gzipped: ${size.gzippedKb} kB`).toBe(true);
     expect(size.gzippedKb).toBeLessThanOrEqual(BUDGET_KB);
   }, 120_000);
 
