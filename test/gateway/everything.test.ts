@@ -54,7 +54,7 @@ beforeAll(async () => {
   host.setRequestHandler('elicitation/create', async (req) => {
     const p = req.params as { mode?: string; requestedSchema?: { properties: object } };
     asked.push(`elicitation:${p.mode ?? 'form'}`);
-    if (p.mode === 'url') return { action: 'accept' };
+    if (p.mode === 'url') return { action: 'accept' } as never;
     const content: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(p.requestedSchema?.properties ?? {}) as [
       string,
@@ -76,7 +76,7 @@ beforeAll(async () => {
                   : v.format === 'uri'
                     ? 'https://example.com'
                     : 'text');
-    return { action: 'accept', content };
+    return { action: 'accept', content } as never;
   });
   host.setVersionNegotiation({ mode: 'legacy' });
   await host.connect(new StreamableHTTPClientTransport(front.url));
