@@ -71,6 +71,8 @@ export interface ConnectOptions {
   readonly calls?: readonly { readonly name: string; readonly args?: Record<string, unknown> }[];
   /** Extra environment for a stdio server (it inherits this process's environment). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Directories offered to the server as roots (`--root`, repeatable). */
+  readonly roots?: readonly string[];
   /** Extra HTTP headers. */
   readonly headers?: Readonly<Record<string, string>>;
   /** Server log messages at this level and above are shown (and asked for with logging/setLevel). */
@@ -256,6 +258,11 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
       say(`The server's ${kind} changed: ${items.length} now.`);
       menu?.abort();
     },
+    sampling: {
+      roots: o.roots,
+      // Scripted runs decline: no one is there to write a reply.
+      reply: o.interactive ? writeReply : undefined,
+    },
     onClosed: () => {
       if (link.isStdio) {
         const child = link.child();
@@ -265,6 +272,40 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
       }
     },
   });
+
+  /** A server asks for a model's reply (sampling): the person reads the request and writes it. */
+  async function writeReply(
+    view: { lines: readonly string[] },
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
+    ui.promptStart();
+    try {
+      const server = identityOf(link.client);
+      p.log.step(
+        `${inert(server.title ?? server.name, 80, false)} asks for a model's reply (sampling); you write it`,
+        io,
+      );
+      p.log.message(view.lines.map((l) => `┆ ${l}`).join('\n'), io);
+      const choice = await closable(io.input, signal, (signal) =>
+        p.selectKey({
+          ...io,
+          signal,
+          message: 'Reply to it?',
+          options: [
+            { value: 'w', label: 'Write the reply' },
+            { value: 'd', label: 'Decline' },
+          ],
+        }),
+      );
+      if (p.isCancel(choice) || choice !== 'w') return undefined;
+      const text = await closable(io.input, signal, (signal) =>
+        p.text({ ...io, signal, message: 'Your reply (sent as the model’s answer)' }),
+      );
+      return p.isCancel(text) ? undefined : (text ?? '');
+    } finally {
+      ui.promptEnd();
+    }
+  }
 
   // Ctrl-C outside raw mode (scripted runs, or while connecting).
   const onSigint = () => {

@@ -56,6 +56,7 @@ Options:
                              (default 60; progress resets it; paused while you answer a form)
   --log-level <level>        server log messages to show: debug|info|notice|warning|error|…
                              (default info; sent to the server with logging/setLevel)
+  --root <dir>               a directory the server may work in (roots; repeatable)
   --format text|json         scripted runs: json prints one JSON object per line on stdout
                              ({"server": …}, then {"call", "arguments", "result" | "error"} per
                              call); everything for people goes to stderr. Exit codes either way:
@@ -162,6 +163,7 @@ async function connect(argv: string[]): Promise<number> {
   let openUrls = false;
   let logLevel: string | undefined;
   let format = 'text';
+  const roots: string[] = [];
   let connectTimeout: number | undefined;
   let callTimeout: number | undefined;
   const env: Record<string, string> = {};
@@ -214,6 +216,7 @@ async function connect(argv: string[]): Promise<number> {
     else if (a === '--timeout') callTimeout = seconds(a, value());
     else if (a === '--log-level') logLevel = value();
     else if (a === '--format') format = value();
+    else if (a === '--root') roots.push(value());
     else if (a === '--call') calls.push({ name: value() });
     else if (a === '--args') {
       const last = calls.at(-1) ?? fail('--args must follow a --call');
@@ -281,6 +284,7 @@ async function connect(argv: string[]): Promise<number> {
     headers,
     logLevel: logLevel as LogLevel | undefined,
     format: format as 'text' | 'json',
+    roots,
     limits: {
       ...(connectTimeout === undefined ? {} : { connectTimeoutMs: connectTimeout }),
       ...(callTimeout === undefined ? {} : { callTimeoutMs: callTimeout }),

@@ -12,6 +12,7 @@ import { TerminalAuthProvider } from '../auth.ts';
 import { openInBrowser } from '../open.ts';
 import { type ChildState, describeFailure, HostError } from './errors.ts';
 import type { HostLimits } from './limits.ts';
+import { installSampling, type SamplingOptions } from './sampling.ts';
 import {
   type AuthProvider,
   createTransport,
@@ -39,6 +40,8 @@ export interface LinkOptions {
   readonly onSigningIn?: () => void;
   /** The transport closed without us asking (server exited or went away). */
   readonly onClosed?: () => void;
+  /** Sampling (the person writes the reply) and roots (`--root`). */
+  readonly sampling?: SamplingOptions;
 }
 
 export class Link {
@@ -93,6 +96,7 @@ export class Link {
       // Long tools may run as tasks: followed to their end, questions and all.
       tasks: { limits: o.limits.tasks },
     });
+    installSampling(client, o.sampling ?? {});
     client.setVersionNegotiation({
       mode: o.era === 'auto' ? 'auto' : o.era === 'legacy' ? 'legacy' : { pin: MODERN_REVISION },
     });
