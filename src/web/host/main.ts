@@ -356,7 +356,10 @@ $('connect').addEventListener('click', () => {
     .then(() => {
       connect.textContent = 'Reconnect';
       connect.classList.remove('primary');
-      status(`Connected: ${toolButtons().length} tools and prompts.`);
+      const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+      const tools = document.querySelectorAll('#tools button').length;
+      const prompts = document.querySelectorAll('#prompt-list button').length;
+      status(`Connected: ${count(tools, 'tool')}, ${count(prompts, 'prompt')}.`);
       // The person connected to use a tool: focus goes to the first one.
       toolButtons()[0]?.focus();
     })
