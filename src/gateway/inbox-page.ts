@@ -25,6 +25,12 @@ function render(q: Question): void {
   title.textContent = `${q.server} · ${q.tool}`;
   const form = document.createElement('elicit-form') as ElicitFormElement;
   form.request = { server: q.server, message: q.message, requestedSchema: q.requestedSchema };
+  const say = (text: string) => {
+    const note = document.createElement('p');
+    note.className = 'done';
+    note.textContent = text;
+    section.append(note);
+  };
   form.addEventListener('elicit-response', (event) => {
     const detail = (event as CustomEvent).detail as Record<string, unknown>;
     void fetch('/inbox/answer', {
@@ -32,12 +38,11 @@ function render(q: Question): void {
       credentials: 'same-origin',
       headers: { 'content-type': 'application/json', 'x-elicit-csrf': csrf },
       body: JSON.stringify({ id: q.id, ...detail }),
-    }).then((r) => {
-      const note = document.createElement('p');
-      note.className = 'done';
-      note.textContent = r.ok ? 'Sent.' : 'This question is not waiting any more.';
-      section.append(note);
-    });
+    })
+      .then((r) => say(r.ok ? 'Sent.' : 'This question is not waiting any more.'))
+      .catch(() =>
+        say('Not sent: the gateway could not be reached. Reload the page to try again.'),
+      );
   });
   section.append(title, form);
   list.append(section);
@@ -55,6 +60,8 @@ async function poll(): Promise<void> {
         }
       empty.hidden = shown.size > 0;
     }
+  } catch {
+    // The gateway is unreachable for now (restarting, network): the next poll tries again.
   } finally {
     setTimeout(poll, 1000);
   }
