@@ -135,10 +135,12 @@ export function focusStop(page: Page): Promise<FocusStop | undefined> {
         ];
       return out;
     };
-    const w = window as unknown as { elicitSeen?: WeakSet<Element> };
+    const w = window as unknown as { elicitSeen?: WeakSet<Element>; elicitLast?: Element };
     w.elicitSeen ??= new WeakSet();
-    const again = w.elicitSeen.has(active);
+    // Tab inside one control (a date input's day, month and year) is not coming back round.
+    const again = w.elicitSeen.has(active) && w.elicitLast !== active;
     w.elicitSeen.add(active);
+    w.elicitLast = active;
     const style = getComputedStyle(active);
     const name =
       `${active.tagName.toLowerCase()}${active.id ? `#${active.id}` : ''}` +
@@ -190,9 +192,9 @@ export function focusStop(page: Page): Promise<FocusStop | undefined> {
  * Tabs through the page from the top and returns every stop, until focus comes back round
  * (or after `max` stops).
  */
-export async function tabStops(page: Page, max = 40): Promise<FocusStop[]> {
+export async function tabStops(page: Page, max = 60): Promise<FocusStop[]> {
   await page.evaluate(() => {
-    (window as unknown as { elicitSeen?: WeakSet<Element> }).elicitSeen = new WeakSet();
+    Object.assign(window, { elicitSeen: new WeakSet(), elicitLast: undefined });
     // Focus the body itself: the next Tab starts from the top of the page.
     document.body.tabIndex = -1;
     document.body.focus();
@@ -204,7 +206,7 @@ export async function tabStops(page: Page, max = 40): Promise<FocusStop[]> {
     await page.keyboard.press('Tab');
     const stop = await focusStop(page);
     if (stop === undefined || stop.again) break;
-    stops.push(stop);
+    if (stops.at(-1)?.element !== stop.element) stops.push(stop);
   }
   return stops;
 }

@@ -129,6 +129,10 @@ describe('every screen, light and dark, wide and narrow', () => {
               if (stops.length === 0 && focusable > 0)
                 problems.push(`${where}: no Tab stop at all`);
               for (const w of weak(stops)) problems.push(`${where}: focus indicator ${w}`);
+              if (stops.length > 0)
+                tally.push(
+                  `  ${screen.name} ${where}: ${stops.length} Tab stops, faintest focus indicator ${Math.min(...stops.map((f) => f.contrast))}:1`,
+                );
             }
           }
         }
