@@ -38,6 +38,7 @@ import {
   isSessionGone,
 } from './host/errors.ts';
 import { Keys } from './host/keys.ts';
+import { callAsLegacyTask, needsTask } from './host/legacy-task.ts';
 import { HOST_LIMITS, type HostLimits } from './host/limits.ts';
 import { type Era, Link, type ListKind } from './host/link.ts';
 import { removeSaved, renderPrompt, renderResource, renderToolResult } from './host/results.ts';
@@ -97,6 +98,7 @@ interface Named {
   description?: string;
   uri?: string;
   inputSchema?: unknown;
+  execution?: { taskSupport?: unknown };
   arguments?: { name: string; description?: string; required?: boolean }[];
 }
 
@@ -272,6 +274,23 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
       }
     },
   });
+
+  /**
+   * A tool call; on 2025-11-25 a tool that requires a task is called as one (the SDK's call
+   * would be refused with -32601).
+   */
+  async function callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: RequestOptions & TaskCallOptions,
+  ) {
+    const tool = lists.tools.find((t) => t.name === name);
+    if (link.client.getProtocolEra() === 'legacy' && needsTask(tool))
+      return (await callAsLegacyTask(link.client, { name, arguments: args }, options)) as Awaited<
+        ReturnType<typeof link.elicit.callTool>
+      >;
+    return link.elicit.callTool({ name, arguments: args }, options);
+  }
 
   /** A server asks for a model's reply (sampling): the person reads the request and writes it. */
   async function writeReply(
@@ -521,7 +540,7 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
         out(`\n▶ ${c.name} ${JSON.stringify(c.args ?? {})}`);
         try {
           const result = await request(`Calling ${c.name}`, (options) =>
-            link.elicit.callTool({ name: c.name, arguments: c.args ?? {} }, options),
+            callTool(c.name, c.args ?? {}, options),
           );
           out(`◀ ${result.isError === true ? 'error: ' : ''}${renderToolResult(result, limits)}`);
           if (json) emit({ call: c.name, arguments: c.args ?? {}, result });
@@ -632,7 +651,7 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
           const args = await askArguments(tool, tool.inputSchema, terminal, io);
           if (args === undefined) continue;
           const result = await request(`Calling ${inert(tool.name, 60, false)}`, (options) =>
-            link.elicit.callTool({ name: tool.name, arguments: args }, options),
+            callTool(tool.name, args, options),
           );
           if (result.isError === true) p.log.error(renderToolResult(result, limits), io);
           else p.log.success(renderToolResult(result, limits), io);

@@ -1,0 +1,78 @@
+/**
+ * `elicit connect` against `@modelcontextprotocol/server-everything` (the reference server, on
+ * 2025-11-25, over stdio): roots from --root, sampling declined in a scripted run, and a
+ * task-augmented tool call (the tool requires a task) followed to its end, with the question the
+ * task asks on the way answered.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const everything = join(
+  process.cwd(),
+  'node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+);
+const dir = mkdtempSync(join(tmpdir(), 'elicit-everything-'));
+
+function connect(args: string[]): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['src/cli/main.ts', 'connect', ...args, '--', process.execPath, everything, 'stdio'],
+      { env: { ...process.env, NO_COLOR: '1' }, timeout: 90_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : ((error.code as number) ?? 1), out: stdout + stderr }),
+    );
+  });
+}
+
+describe('elicit connect with server-everything', () => {
+  it('roots, and sampling declined (exit 1: the tool reports the refusal as an error)', async () => {
+    const r = await connect([
+      '--root',
+      dir,
+      '--call',
+      'get-roots-list',
+      '--call',
+      'trigger-sampling-request',
+      '--args',
+      '{"prompt":"hi"}',
+    ]);
+    expect(r.out).toContain(`URI: ${pathToFileURL(dir).href}`);
+    expect(r.out).toContain('The person declined the sampling request.');
+    expect(r.code).toBe(1);
+  }, 90_000);
+
+  it('a tool that requires a task runs as one, asks through tasks/result, and completes', async () => {
+    const answers = join(dir, 'answers.json');
+    writeFileSync(
+      answers,
+      JSON.stringify({
+        answers: [
+          {
+            match: 'multiple interpretations',
+            action: 'accept',
+            content: { interpretation: 'snake' },
+          },
+        ],
+      }),
+    );
+    const r = await connect([
+      '--call',
+      'simulate-research-query',
+      '--args',
+      '{"topic":"python","ambiguous":true}',
+      '--answers',
+      answers,
+    ]);
+    expect(r.out).toContain('running as task');
+    expect(r.out).toContain('could have multiple interpretations');
+    expect(r.out).toMatch(/◀ # Research Report: python/);
+    expect(r.out).toContain('snake');
+    expect(r.out).not.toContain('requires task augmentation');
+    expect(r.code).toBe(0);
+  }, 90_000);
+});
