@@ -232,6 +232,9 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
   const renderer = hostRenderer(base, ui);
 
   const lists: Record<ListKind, Named[]> = { tools: [], prompts: [], resources: [] };
+  // Resource templates (filled in before reading) and resource links seen in results.
+  let templates: Template[] = [];
+  const links = new Map<string, string>();
   const threshold = LOG_LEVELS.indexOf(o.logLevel ?? 'info');
   const link = new Link({
     target: o.target,
@@ -369,6 +372,13 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
       caps.resources === undefined
         ? []
         : (((await link.client.listResources()).resources ?? []) as Named[]);
+    templates =
+      caps.resources === undefined
+        ? []
+        : ((
+            (await link.client.listResourceTemplates().catch(() => undefined))?.resourceTemplates ??
+            []
+          ).slice(0, limits.listedTemplates) as Template[]);
     return true;
   }
 
@@ -615,6 +625,16 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
           label: `resource: ${inert(t.title ?? t.name, 60, false)}`,
           hint: inert(t.uri ?? '', 80, false),
         })),
+        ...templates.map((t) => ({
+          value: `T\u0000${t.uriTemplate}`,
+          label: `template: ${inert(t.title ?? t.name, 60, false)}`,
+          hint: inert(t.uriTemplate, 80, false),
+        })),
+        ...[...links].map(([uri, name]) => ({
+          value: `r\u0000${uri}`,
+          label: `link: ${inert(name, 60, false)}`,
+          hint: inert(uri, 80, false),
+        })),
         { value: 'q\u0000', label: 'Quit' },
       ];
       ui.promptStart();
@@ -655,6 +675,18 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
           );
           if (result.isError === true) p.log.error(renderToolResult(result, limits), io);
           else p.log.success(renderToolResult(result, limits), io);
+          // Resource links in the result can be followed from the menu.
+          for (const item of (result.content ?? []) as {
+            type?: string;
+            uri?: unknown;
+            name?: unknown;
+          }[])
+            if (
+              item.type === 'resource_link' &&
+              typeof item.uri === 'string' &&
+              links.size < limits.listedTemplates
+            )
+              links.set(item.uri, typeof item.name === 'string' ? item.name : item.uri);
         } else if (kind === 'p') {
           const prompt = lists.prompts.find((t) => t.name === name) as Named;
           const args = await askArguments(
@@ -677,6 +709,26 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
               ),
           );
           p.log.success(renderPrompt(result, limits), io);
+        } else if (kind === 'T') {
+          const template = templates.find((t) => t.uriTemplate === name) as Template;
+          const vars = templateVariables(template.uriTemplate);
+          const args = await askArguments(
+            {
+              name: template.name,
+              title: template.title,
+              description: template.description,
+              verb: 'Read',
+            },
+            promptSchema(vars.map((v) => ({ name: v, required: true }))),
+            terminal,
+            io,
+          );
+          if (args === undefined) continue;
+          const uri = fillTemplate(template.uriTemplate, stringArgs(args));
+          const result = await request(`Reading ${inert(uri, 80, false)}`, (options) =>
+            link.elicit.followTasks(() => link.client.readResource({ uri }, options), options),
+          );
+          p.log.success(renderResource(result, limits), io);
         } else if (kind === 'r') {
           const result = await request(`Reading ${inert(name, 80, false)}`, (options) =>
             link.elicit.followTasks(
@@ -695,6 +747,36 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
       }
     }
   }
+}
+
+interface Template {
+  name: string;
+  title?: string;
+  description?: string;
+  uriTemplate: string;
+}
+
+/** The variable names of a URI template (RFC 6570 expressions, operators dropped). */
+function templateVariables(template: string): string[] {
+  const names: string[] = [];
+  for (const m of template.matchAll(/\{[+#./;?&]?([^}]*)\}/g))
+    for (const part of (m[1] ?? '').split(','))
+      if (part !== '' && !names.includes(part.replace(/\*$|:\d+$/, '')))
+        names.push(part.replace(/\*$|:\d+$/, ''));
+  return names;
+}
+
+/** Fills a URI template: simple and reserved expansion, values percent-encoded (RFC 6570 level 2). */
+function fillTemplate(template: string, values: Readonly<Record<string, string>>): string {
+  return template.replace(/\{([+#]?)([^}]*)\}/g, (_all, op: string, list: string) => {
+    const encode = op === '' ? encodeURIComponent : encodeURI;
+    const parts = list
+      .split(',')
+      .map((v) => v.replace(/\*$|:\d+$/, ''))
+      .filter((v) => Object.hasOwn(values, v))
+      .map((v) => encode(values[v] as string));
+    return (op === '#' && parts.length > 0 ? '#' : '') + parts.join(',');
+  });
 }
 
 /** `working: step 2 of 5`, the status and the server's message (already inert). */

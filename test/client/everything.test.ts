@@ -4,12 +4,12 @@
  * task-augmented tool call (the tool requires a task) followed to its end, with the question the
  * task asks on the way answered.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 const everything = join(
   process.cwd(),
@@ -74,5 +74,58 @@ describe('elicit connect with server-everything', () => {
     expect(r.out).toContain('snake');
     expect(r.out).not.toContain('requires task augmentation');
     expect(r.code).toBe(0);
+  }, 90_000);
+
+  it('in a terminal: a resource template is filled in and read; a resource link is followed', async () => {
+    const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
+    const session = `elicit-everything-${process.pid}`;
+    afterAll(() => {
+      try {
+        tmux('kill-session', '-t', session);
+      } catch {}
+    });
+    tmux(
+      'new-session',
+      '-d',
+      '-s',
+      session,
+      '-x',
+      '120',
+      '-y',
+      '70',
+      `cd ${process.cwd()} && NO_COLOR=1 ${process.execPath} src/cli/main.ts connect -- ${process.execPath} ${everything} stdio; sleep 30`,
+    );
+    const screen = () => tmux('capture-pane', '-p', '-S', '-300', '-t', session);
+    const menu = () => screen().slice(screen().lastIndexOf('◆  Call a tool'));
+    const waitFor = async (text: string, from = screen) => {
+      for (let i = 0; i < 200; i++) {
+        if (from().includes(text)) return;
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      throw new Error(`"${text}" did not appear:\n${screen()}`);
+    };
+    const choose = async (item: string) => {
+      await waitFor('↑/↓ to navigate', menu);
+      for (let i = 0; i < 80 && !menu().includes(`● ${item}`); i++) {
+        tmux('send-keys', '-t', session, 'Up');
+        await new Promise((r) => setTimeout(r, 80));
+      }
+      tmux('send-keys', '-t', session, 'Enter');
+    };
+    await choose('template: Dynamic Text Resource');
+    await waitFor('resourceId');
+    tmux('send-keys', '-t', session, '-l', '7');
+    tmux('send-keys', '-t', session, 'Enter');
+    await waitFor('Read Dynamic Text Resource with these arguments?');
+    tmux('send-keys', '-t', session, 's');
+    await waitFor('Resource 7: This is a plaintext resource');
+    await choose('Get Resource Links Tool');
+    await waitFor('count (number');
+    tmux('send-keys', '-t', session, 'Enter');
+    await waitFor('Call Get Resource Links Tool with these arguments?');
+    tmux('send-keys', '-t', session, 's');
+    await waitFor('link: Text Resource 2', menu);
+    await choose('link: Text Resource 2');
+    await waitFor('Resource 2: This is a plaintext resource');
   }, 90_000);
 });

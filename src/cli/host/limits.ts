@@ -21,6 +21,8 @@ export interface HostLimits {
   readonly retryMaxMs: number;
   /** Reconnects while following one task (the server went away); paced like the retries above. */
   readonly taskReconnects: number;
+  /** Resource templates shown in the menu, and resource links from results kept to follow. */
+  readonly listedTemplates: number;
   /** Bounds on a followed task (poll interval, polls, time, questions); elicit/client's defaults. */
   readonly tasks?: Partial<TaskLimits>;
 }
@@ -36,4 +38,5 @@ export const HOST_LIMITS: HostLimits = Object.freeze({
   retryFirstMs: 2_000,
   retryMaxMs: 30_000,
   taskReconnects: 5,
+  listedTemplates: 100,
 });
