@@ -230,6 +230,14 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
         log: out,
       });
   const renderer = hostRenderer(base, ui);
+  const auth = o.authProvider ?? (await signInFor(o, out));
+  /** A server that refuses a saved sign-in: the way out is to forget it. */
+  const signInHint = (text: string) =>
+    'url' in o.target &&
+    /HTTP (401|403|500)/.test(text) &&
+    (auth as { tokens?: () => unknown } | undefined)?.tokens?.() !== undefined
+      ? `${text} A saved sign-in was sent; if the server no longer accepts it, run: elicit logout ${o.target.url}`
+      : text;
 
   const lists: Record<ListKind, Named[]> = { tools: [], prompts: [], resources: [] };
   // Resource templates (filled in before reading) and resource links seen in results.
@@ -243,7 +251,7 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
     limits,
     env: o.env,
     headers: o.headers,
-    authProvider: o.authProvider ?? (await signInFor(o, out)),
+    authProvider: auth,
     onSigningIn: () => status.set('waiting for you to sign in in your browser…'),
     onStderr: (line) => {
       if (!o.interactive) (o.errorOutput ?? process.stderr).write(`${line}\n`);
@@ -351,7 +359,11 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
     } catch (error) {
       status.set('');
       out(
-        error instanceof HostError ? error.message : `Could not connect: ${describeFailure(error)}`,
+        signInHint(
+          error instanceof HostError
+            ? error.message
+            : `Could not connect: ${describeFailure(error)}`,
+        ),
       );
       return false;
     }
@@ -521,7 +533,7 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
   }
 
   const failure = (error: unknown) =>
-    error instanceof HostError ? error.message : describeFailure(error, link.child());
+    signInHint(error instanceof HostError ? error.message : describeFailure(error, link.child()));
 
   try {
     if (!(await connect())) return 2;
