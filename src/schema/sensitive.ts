@@ -281,8 +281,21 @@ function kindIn(text: string | undefined): string | undefined {
   return undefined;
 }
 
-/** What `field` looks like it asks for ("a password"), or undefined. */
+// A clause that tells the person not to give something ("do not give us your PIN", "never
+// enter a password here") is not a request for it. Only a negated verb of giving counts, up to
+// the clause's end (a comma included), so "don't worry, enter your PIN" is still judged.
+const NEGATED =
+  /\b(?:do\s+not|don['’]t|never|must\s+not|should\s+not)\s+(?:ever\s+)?(?:give|share|enter|type|send|tell|provide|reveal|disclose|include|paste)\b[^,.;:!?\n]*/giu;
+
+/**
+ * What `field` looks like it asks for ("a password"), or undefined. The name and title say what
+ * the field holds; the description is read without the clauses that say not to give something.
+ */
 export function sensitiveKind(field: Field): string | undefined {
   if (field.kind !== 'text' && field.kind !== 'number') return undefined;
-  return kindIn(field.name) ?? kindIn(field.title) ?? kindIn(field.description);
+  const description =
+    field.description === undefined
+      ? undefined
+      : field.description.slice(0, MAX_TEXT).replace(NEGATED, ' ');
+  return kindIn(field.name) ?? kindIn(field.title) ?? kindIn(description);
 }

@@ -64,6 +64,18 @@ describe('sensitive fields', () => {
     ).toEqual(['a', 'b', 'c', 'd']);
   });
 
+  it('a description that says not to give something is not a request for it', () => {
+    expect(
+      flagged({
+        a: str({ title: 'Nickname', description: 'Do not give us your PIN.' }),
+        b: str({ title: 'Note', description: "Never enter a password here; we don't need it" }),
+        c: str({ title: 'Code', description: "Don't worry, enter your PIN" }),
+        d: str({ title: 'PIN', description: 'Do not share it with anyone else' }),
+        e: str({ description: 'We never send mail. Your password' }),
+      }),
+    ).toEqual(['c', 'd', 'e']);
+  });
+
   it('look-alikes that ask for no secret are left alone', () => {
     expect(
       flagged({
