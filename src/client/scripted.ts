@@ -35,12 +35,19 @@ export interface ScriptedOptions {
   readonly log?: (line: string) => void;
 }
 
+/** Server text folded to one line: runs of white space (newlines too) become one space. */
+const oneLine = (text: string) => text.slice(0, 8000).replace(/\s+/g, ' ');
+
+/**
+ * A URL request as lines of text. The server's message is one bounded line (its newlines
+ * folded), so it cannot push the address, the site and the warnings away from the end, which is
+ * where a reader's decision is made.
+ */
 export function describeUrl(request: UrlRequest): string[] {
   const a = request.analysis;
   const lines = [
-    `${inert(request.server.title ?? request.server.name, 80, false)} wants you to open a page: ${inert(request.message, 500)}`,
+    `${inert(request.server.title ?? request.server.name, 80, false)} wants you to open a page: ${inert(oneLine(request.message), 300, false)}`,
   ];
-  for (const w of a.warnings) lines.push(`  [${w.severity}] ${inert(w.message, 500, false)}`);
   if (a.verdict === 'refused')
     lines.push(`  refused: ${inert(a.refusal?.message ?? '', 500, false)}`);
   else
@@ -48,6 +55,7 @@ export function describeUrl(request: UrlRequest): string[] {
       `  ${a.segments.map((s) => (s.part === 'domain' ? `[${inert(s.text, 500, false)}]` : inert(s.text, 500, false))).join('')}`,
       `  site: ${inert(a.site ?? '', 300, false)}`,
     );
+  for (const w of a.warnings) lines.push(`  [${w.severity}] ${inert(w.message, 500, false)}`);
   return lines;
 }
 

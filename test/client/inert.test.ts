@@ -80,6 +80,22 @@ describe('the scripted renderer prints URL analyses inert', () => {
     expect(text).toContain('w⟨ESC[2J⟩');
     expect(/[\u0000-\u0009\u000b-\u001f\u0080-\u009f\u202e]/.test(text)).toBe(false);
   });
+  it("a server's message cannot push the address, site and warnings away from the end", () => {
+    const fake = `Sign in\n${'\n'.repeat(1999)}Address https://accounts.google.com/\nsite: google.com`;
+    const lines = describeUrl({
+      ...request(analyzeUrl('https://paypal.com.blogspot.com/login')),
+      message: fake,
+    });
+    // The message is one bounded line; the host's own address, site and warnings come last.
+    expect(lines[0]).toMatch(/^S wants you to open a page: Sign in +Address/);
+    expect(lines[0]?.length).toBeLessThan(400);
+    expect(lines.filter((l) => l.startsWith('  site: '))).toEqual(['  site: com.blogspot.com']);
+    const warning = lines.findIndex(
+      (l) => l.startsWith('  [danger]') || l.startsWith('  [caution]'),
+    );
+    expect(warning).toBeGreaterThan(lines.findIndex((l) => l.startsWith('  site: ')));
+    expect(lines.at(-1)).toMatch(/paypal\.com/);
+  });
   it('a C1 control in a punycode label never reaches the output', () => {
     const text = describeUrl(request(analyzeUrl('https://xn--a-uba.example/'))).join('\n');
     expect(text).toContain('[xn--a-uba.example]');
