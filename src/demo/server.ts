@@ -114,20 +114,10 @@ export function demoServer(options: DemoOptions = {}): ElicitServer {
         title: 'Count slowly',
         description: `Counts to ${COUNT_TO}, a step every half second, reporting progress; cancel it from the host.`,
       },
-      async (_args, _ask, ctx) => {
-        const token = ctx.mcpReq._meta?.progressToken;
+      async (_args, ask, ctx) => {
         for (let step = 1; step <= COUNT_TO; step++) {
           await sleep(500, undefined, { signal: ctx.mcpReq.signal });
-          if (token !== undefined)
-            await ctx.mcpReq.notify({
-              method: 'notifications/progress',
-              params: {
-                progressToken: token,
-                progress: step,
-                total: COUNT_TO,
-                message: `${step}…`,
-              },
-            });
+          await ask.progress(step, { total: COUNT_TO, message: `${step}…` });
         }
         return `Counted to ${COUNT_TO}.`;
       },

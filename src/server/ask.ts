@@ -145,6 +145,13 @@ export interface Ask {
    * everywhere else, so the same handler also runs straight through.
    */
   background(): Promise<void>;
+  /**
+   * Reports progress on this call: a `notifications/progress` on the call's progress token
+   * (nothing is sent when the client gave none). In a task the progress becomes the task's
+   * status message. `progress` should rise from call to call; on a replayed run the reports
+   * before the current ask are sent again on the new request's token.
+   */
+  progress(progress: number, options?: { total?: number; message?: string }): Promise<void>;
   /** Whether the client declared a capability: `form`, `url`, `sampling` or `roots`. */
   can(what: 'form' | 'url' | 'sampling' | 'roots'): boolean;
   /** The protocol revision of this request. */

@@ -8,6 +8,7 @@ import type {
   CreateMessageResult,
   InputRequest,
   ListRootsResult,
+  ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Conversion } from '../schema/convert.ts';
 import type { Content } from '../schema/index.ts';
@@ -114,13 +115,20 @@ class EngineAsk implements Ask {
   readonly #engine: Engine;
   readonly #principal: string;
   readonly #connect: ConnectSettings | undefined;
+  readonly #ctx: ServerContext | undefined;
   // `form`, bound on first read: the one method nearly every handler uses has its own slot.
   #form: Ask['form'] | undefined;
 
-  constructor(engine: Engine, principal: string, connect: ConnectSettings | undefined) {
+  constructor(
+    engine: Engine,
+    principal: string,
+    connect: ConnectSettings | undefined,
+    ctx: ServerContext | undefined,
+  ) {
     this.#engine = engine;
     this.#principal = principal;
     this.#connect = connect;
+    this.#ctx = ctx;
     this.#form = undefined;
   }
 
@@ -131,6 +139,25 @@ class EngineAsk implements Ask {
   get form(): Ask['form'] {
     this.#form ??= this.#askForm.bind(this) as Ask['form'];
     return this.#form;
+  }
+
+  async progress(progress: number, options?: { total?: number; message?: string }): Promise<void> {
+    if (!Number.isFinite(progress))
+      throw new AskUsageError(`ask.progress: progress must be a finite number, got ${progress}.`);
+    const req = this.#ctx?.mcpReq;
+    const token = req?._meta?.progressToken;
+    if (req === undefined || token === undefined) return;
+    const total = options?.total;
+    const message = options?.message;
+    await req.notify({
+      method: 'notifications/progress',
+      params: {
+        progressToken: token,
+        progress,
+        ...(total === undefined ? {} : { total }),
+        ...(message === undefined ? {} : { message }),
+      },
+    });
   }
 
   can(what: 'form' | 'url' | 'sampling' | 'roots'): boolean {
@@ -388,13 +415,17 @@ async function raw<T>(
   }
 }
 
-/** The `ask` of one request over `engine`; `connect` and `principal` serve ask.connect/secret. */
+/**
+ * The `ask` of one request over `engine`; `connect` and `principal` serve ask.connect/secret,
+ * `ctx` (the context the handler receives) ask.progress.
+ */
 export function createAsk(
   engine: Engine,
   principal: string,
   connect: ConnectSettings | undefined,
+  ctx: ServerContext | undefined,
 ): Ask {
-  return new EngineAsk(engine, principal, connect);
+  return new EngineAsk(engine, principal, connect, ctx);
 }
 
 export { SUSPEND };

@@ -52,7 +52,10 @@ export function legacyAsk(
   principal: string,
 ): PushedCall {
   const engine = new PushEngine(ctx, mcp, server, principal);
-  return { ask: createAsk(engine, principal, server.options.connect), end: () => engine.end() };
+  return {
+    ask: createAsk(engine, principal, server.options.connect, ctx),
+    end: () => engine.end(),
+  };
 }
 
 /**

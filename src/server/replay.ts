@@ -4,7 +4,7 @@
  * the handler until the first unanswered ask, and collects every pending request.
  */
 
-import type { ClientCapabilities, InputRequest } from '@modelcontextprotocol/server';
+import type { ClientCapabilities, InputRequest, ServerContext } from '@modelcontextprotocol/server';
 import { pooledRandom } from '../kernel/random.ts';
 import { type Ask, type AskLimits, declares } from './ask.ts';
 import { createAsk } from './asks.ts';
@@ -109,8 +109,8 @@ function addPending(run: Run, key: string, request: InputRequest): void {
   }
 }
 
-export function modernAsk(run: Run): Ask {
-  return createAsk(modernEngine(run), run.principal, run.connect);
+export function modernAsk(run: Run, ctx?: ServerContext): Ask {
+  return createAsk(modernEngine(run), run.principal, run.connect, ctx);
 }
 
 /** The replay engine of one run (the task engine wraps it: tasks/engine.ts). */

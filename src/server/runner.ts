@@ -207,7 +207,7 @@ async function invokeReplayed(
   };
   let out: unknown;
   try {
-    out = await entry.handler(args, modernAsk(run), ctx);
+    out = await entry.handler(args, modernAsk(run, ctx), ctx);
   } catch (error) {
     // ask.background() with asks still pending (inside ask.all, say) waits for their round.
     if (error === ESCALATE) {

@@ -29,15 +29,9 @@ function slowApp() {
   return createServer({ name: 'slow', version: '1', limits: { progressEveryMs: 40 } }).tool(
     'slow',
     {},
-    async (_args, ask, ctx) => {
-      const token = ctx.mcpReq._meta?.progressToken;
+    async (_args, ask) => {
       const report = (progress: number) =>
-        token === undefined
-          ? Promise.resolve()
-          : ctx.mcpReq.notify({
-              method: 'notifications/progress',
-              params: { progressToken: token, progress, total: 3, message: `step ${progress}` },
-            });
+        ask.progress(progress, { total: 3, message: `step ${progress}` });
       await report(1);
       const r = await ask.form('name', NAME, { message: 'Name?' });
       // Lower than the keep-alives already sent: lifted above them, never sent out of order.
@@ -215,5 +209,58 @@ describe('progressKeepAlive', () => {
     }
     expect(none.sent).toHaveLength(0);
     expect(none.ctx.mcpReq.notify).toBe(before);
+  });
+});
+
+describe('ask.progress', () => {
+  const counting = () =>
+    createServer({ name: 'count', version: '1' }).tool('count', {}, async (_args, ask) => {
+      await ask.progress(1, { total: 2, message: 'one' });
+      await ask.progress(2, { total: 2 });
+      return `counted on ${ask.revision}`;
+    });
+
+  it('reports on the call’s progress token on 2026-07-28', async () => {
+    const url = await serve(counting());
+    const client = new Client(
+      { name: 'modern', version: '1' },
+      { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(new StreamableHTTPClientTransport(url));
+    clients.push(client);
+    const seen: { progress: number; total?: number; message?: string }[] = [];
+    const result = await client.callTool(
+      { name: 'count', arguments: {} },
+      { onprogress: (p) => void seen.push(p) },
+    );
+    expect(result.content).toEqual([{ type: 'text', text: 'counted on 2026-07-28' }]);
+    expect(seen).toEqual([
+      { progress: 1, total: 2, message: 'one' },
+      { progress: 2, total: 2 },
+    ]);
+  });
+
+  it('reports on 2025-11-25, and sends nothing without a token', async () => {
+    const url = await serve(counting());
+    const client = await patientClient(url, 0);
+    const seen: { progress: number; total?: number; message?: string }[] = [];
+    await client.callTool(
+      { name: 'count', arguments: {} },
+      { onprogress: (p) => void seen.push(p) },
+    );
+    expect(seen.map((p) => p.progress)).toEqual([1, 2]);
+    const plain = await client.callTool({ name: 'count', arguments: {} });
+    expect(plain.content).toEqual([{ type: 'text', text: 'counted on 2025-11-25' }]);
+  });
+
+  it('refuses a progress that is not a finite number', async () => {
+    const app = createServer({ name: 'bad', version: '1' }).tool('bad', {}, async (_args, ask) => {
+      await ask.progress(Number.NaN);
+      return 'unreachable';
+    });
+    const client = await patientClient(await serve(app), 0);
+    const result = await client.callTool({ name: 'bad', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain('ask.progress');
   });
 });

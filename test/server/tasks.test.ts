@@ -296,13 +296,8 @@ describe('tasks: composition, progress, bounds', () => {
         const n = await ask.once('ticket', () => 7);
         return `ticket ${n} for ${r.action === 'accept' ? r.content.name : r.action}`;
       })
-      .tool('report', { task: 'optional' }, async (_args, ask, ctx) => {
-        const token = ctx.mcpReq._meta?.progressToken;
-        if (token !== undefined)
-          await ctx.mcpReq.notify({
-            method: 'notifications/progress',
-            params: { progressToken: token, progress: 1, total: 2, message: 'half way' },
-          });
+      .tool('report', { task: 'optional' }, async (_args, ask) => {
+        await ask.progress(1, { total: 2, message: 'half way' });
         await ask.confirm('more', 'Go on?');
         return 'x';
       })

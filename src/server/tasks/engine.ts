@@ -318,8 +318,8 @@ async function runOnce(
     const engine = journaled(modernEngine(run), journal, update, (error, key) => {
       lost ??= stepLost(error, key);
     });
-    const ask = createAsk(engine, principal, host.connect);
     const ctx = taskContext(base, id, abort.signal, onProgress);
+    const ask = createAsk(engine, principal, host.connect, ctx);
     let out: unknown;
     let thrown: { error: unknown } | undefined;
     try {
