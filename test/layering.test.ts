@@ -48,6 +48,8 @@ export const LAYERS: Readonly<Record<Part, readonly (Part | Allowance)[]>> = {
   // The gateway composes the two sides: an SDK Client toward the server, an elicit server toward hosts.
   gateway: ['errors.ts', 'kernel', 'schema', 'url', 'store', 'server', 'client', 'web'],
   cli: ['errors.ts', 'kernel', 'schema', 'url', 'client', 'web', 'demo', 'gateway'],
+  // Framework bindings (src/bindings/<framework>): mount the server, nothing else. None yet.
+  bindings: ['errors.ts', 'kernel', 'server'],
 };
 
 /** Single type-only imports outside the table, each with its reason. None today. */
@@ -194,5 +196,73 @@ describe('layering', () => {
       ),
     ];
     expect(violations(good)).toEqual([]);
+  });
+});
+
+/**
+ * The "Layers" table of docs/architecture.md, as rules: each row's part and the backticked names
+ * in its "may import" cell (a part, or a file of one); "import type" in the cell marks type-only.
+ */
+export function documentedLayers(
+  markdown: string,
+): Map<Part, { names: string[]; typeOnly: boolean }> {
+  const section = markdown.split('## Layers')[1]?.split('\n## ')[0] ?? '';
+  const rows = new Map<Part, { names: string[]; typeOnly: boolean }>();
+  for (const line of section.split('\n')) {
+    const cells = line.split(/(?<!\\)\|/).map((c) => c.trim());
+    const part = /^`([^`]+)`/.exec(cells[1] ?? '')?.[1];
+    if (part === undefined) continue;
+    const cell = cells[2] ?? '';
+    rows.set(part, {
+      names: [...cell.matchAll(/`([^`]+)`/g)]
+        .map((m) => m[1] as string)
+        .filter((n) => n !== 'import type'),
+      typeOnly: cell.includes('import type'),
+    });
+  }
+  return rows;
+}
+
+/** Where the documented table and LAYERS differ, as readable lines. */
+export function tableDrift(
+  documented: ReturnType<typeof documentedLayers>,
+  layers: typeof LAYERS = LAYERS,
+): string[] {
+  const out: string[] = [];
+  for (const part of new Set([...documented.keys(), ...Object.keys(layers)])) {
+    const doc = documented.get(part);
+    const rules = layers[part];
+    if (doc === undefined || rules === undefined) {
+      out.push(`${part}: only in ${doc === undefined ? 'the test' : 'docs/architecture.md'}`);
+      continue;
+    }
+    const expected = rules.flatMap((r) => (typeof r === 'string' ? [r] : (r.files ?? [r.part])));
+    const typeOnly = rules.some((r) => typeof r !== 'string' && r.typeOnly === true);
+    const same =
+      [...expected].sort().join() === [...doc.names].sort().join() && typeOnly === doc.typeOnly;
+    if (!same)
+      out.push(
+        `${part}: the test allows ${expected.join(', ')}${typeOnly ? ' (type-only)' : ''}; the doc says ${doc.names.join(', ')}${doc.typeOnly ? ' (type-only)' : ''}`,
+      );
+  }
+  return out;
+}
+
+describe('docs/architecture.md agrees with the table', () => {
+  const documented = documentedLayers(readFileSync('docs/architecture.md', 'utf8'));
+
+  it('every row names what the test allows, and nothing else', () => {
+    expect(documented.size).toBeGreaterThan(10);
+    expect(tableDrift(documented)).toEqual([]);
+  });
+
+  it('the comparison can fail', () => {
+    const moved = new Map(documented);
+    moved.set('url', { names: ['errors.ts', 'kernel', 'server'], typeOnly: false });
+    moved.delete('cli');
+    expect(tableDrift(moved)).toEqual([
+      'url: the test allows errors.ts, kernel; the doc says errors.ts, kernel, server',
+      'cli: only in the test',
+    ]);
   });
 });
