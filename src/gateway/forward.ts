@@ -32,7 +32,7 @@ import {
   SchemaError,
 } from '../schema/index.ts';
 import type { Ask } from '../server/ask.ts';
-import { analyzeUrl } from '../url/index.ts';
+import { analyzeUrl, type UrlAnalysis } from '../url/index.ts';
 import type { HeldCall, HeldCalls } from './held.ts';
 import type { Inbox } from './inbox.ts';
 import {
@@ -106,7 +106,7 @@ function hostCapabilities(host: ForwardHost, ask: Ask): Record<string, unknown> 
   const ruled = host.policy !== undefined;
   const elicitation: Record<string, object> = {};
   if (ruled || host.inbox !== undefined || ask.can('form')) elicitation.form = {};
-  if (ruled || ask.can('url')) elicitation.url = {};
+  if (ruled || host.inbox !== undefined || ask.can('url')) elicitation.url = {};
   return {
     ...(Object.keys(elicitation).length > 0 ? { elicitation } : {}),
     ...(ask.can('sampling') ? { sampling: {} } : {}),
@@ -406,15 +406,39 @@ async function viaInbox(
         server: serverName(host),
         tool: host.tool ?? '',
         message,
+        mode: 'form',
         requestedSchema: emitSchema(schema.fields),
       },
       host.call?.signal,
     );
+    if (answer.action === 'opened') return { action: 'cancel' };
     if (answer.action !== 'accept') return answer;
     const content = applyDefaults(schema, answer.content);
     return schema.validate(content).length === 0
       ? { action: 'accept', content }
       : { action: 'cancel' };
+  } finally {
+    stop();
+  }
+}
+
+/** A URL page shown in the inbox with the gateway's analysis; opening it there accepts it. */
+async function urlViaInbox(
+  host: ForwardHost,
+  analysis: UrlAnalysis,
+  message: string,
+): Promise<{ action: 'accept' | 'decline' | 'cancel' }> {
+  const inbox = host.inbox as Inbox;
+  const stop = host.call?.keepAlive() ?? (() => {});
+  try {
+    const answer = await inbox.ask(
+      { server: serverName(host), tool: host.tool ?? '', message, mode: 'url', analysis },
+      host.call?.signal,
+    );
+    return {
+      action:
+        answer.action === 'opened' ? 'accept' : answer.action === 'decline' ? 'decline' : 'cancel',
+    };
   } finally {
     stop();
   }
@@ -484,6 +508,8 @@ async function answerOne(
       // URL safety: refused addresses never reach the host; warnings go with the message.
       const analysis = analyzeUrl(params.url);
       if (analysis.href === undefined) return { action: 'decline' };
+      // A host that cannot show pages, or a rule saying `inbox`: the person answers in the inbox.
+      let toInbox = host.inbox !== undefined && !ask.can('url');
       // A rule never accepts a page: it declines or cancels it, or leaves it to the host.
       if (host.policy !== undefined) {
         const { action, rule } = decide(host.policy, {
@@ -492,7 +518,8 @@ async function answerOne(
           mode: 'url',
           fields: [],
         });
-        const ruled = urlOutcome(action);
+        if (action === 'inbox' && host.inbox !== undefined) toInbox = true;
+        const ruled = action === 'inbox' && toInbox ? undefined : urlOutcome(action);
         if (ruled !== undefined) {
           await audit(host, ask, key, {
             mode: 'url',
@@ -503,6 +530,17 @@ async function answerOne(
           });
           return ruled;
         }
+      }
+      if (toInbox) {
+        const outcome = await ask.step(`i.${key}`, () => urlViaInbox(host, analysis, message));
+        await audit(host, ask, key, {
+          mode: 'url',
+          message,
+          url: analysis.href,
+          by: 'inbox',
+          outcome,
+        });
+        return outcome;
       }
       const warnings = analysis.warnings.map((w) => w.message);
       const id =

@@ -52,7 +52,7 @@ export interface GatewayOptions extends UpstreamOptions {
   readonly policy?: Policy;
   /** Where each question and its outcome is written (see `auditFile`). */
   readonly audit?: AuditLog;
-  /** The web inbox (see `Inbox.start`): forms the host cannot show wait there for the person. */
+  /** The web inbox (see `Inbox.start`): forms and URL pages the host cannot show wait there. */
   readonly inbox?: Inbox;
 }
 

@@ -1,18 +1,13 @@
 /**
- * The inbox page's script (browser): lists the questions waiting, each rendered by
- * `<elicit-form>`, and posts the person's answer with the page's CSRF token. Server text is set
- * with textContent only.
+ * The inbox page's script (browser): lists the questions waiting, a form rendered by
+ * `<elicit-form>`, a URL page by `<elicit-url-consent>` with the gateway's analysis (as the
+ * client pipeline passes it), and posts the person's answer with the page's CSRF token. Server
+ * text is set with textContent only.
  */
 import '../web/index.ts';
+import type { ElicitUrlConsentElement } from '../web/consent-element.ts';
 import type { ElicitFormElement } from '../web/form-element.ts';
-
-interface Question {
-  readonly id: string;
-  readonly server: string;
-  readonly tool: string;
-  readonly message: string;
-  readonly requestedSchema: unknown;
-}
+import type { InboxQuestion as Question } from './inbox.ts';
 
 const csrf = document.querySelector<HTMLMetaElement>('meta[name=csrf]')?.content ?? '';
 const list = document.getElementById('questions') as HTMLElement;
@@ -23,8 +18,16 @@ function render(q: Question): void {
   const section = document.createElement('section');
   const title = document.createElement('h2');
   title.textContent = `${q.server} · ${q.tool}`;
-  const form = document.createElement('elicit-form') as ElicitFormElement;
-  form.request = { server: q.server, message: q.message, requestedSchema: q.requestedSchema };
+  let form: HTMLElement;
+  if (q.mode === 'url') {
+    const consent = document.createElement('elicit-url-consent') as ElicitUrlConsentElement;
+    consent.request = { server: q.server, message: q.message, analysis: q.analysis };
+    form = consent;
+  } else {
+    const element = document.createElement('elicit-form') as ElicitFormElement;
+    element.request = { server: q.server, message: q.message, requestedSchema: q.requestedSchema };
+    form = element;
+  }
   const say = (text: string) => {
     const note = document.createElement('p');
     note.className = 'done';

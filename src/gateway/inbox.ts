@@ -4,13 +4,15 @@
  * one-time link (a single-use token in the link becomes an HttpOnly, SameSite=Strict session
  * cookie; answers need that cookie, the page's CSRF token in a header and the page's own
  * Origin), served with a CSP that allows only its own script, and checks the Host header against
- * DNS rebinding. Forms only in this version: a URL page waiting here is declined.
+ * DNS rebinding. A form is shown with `<elicit-form>`; a URL page with `<elicit-url-consent>`,
+ * given the gateway's own elicit/url analysis, so the person opens or declines it here.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import type { UrlAnalysis } from '../url/index.ts';
 
 export interface InboxOptions {
   /** Loopback address to listen on; default 127.0.0.1, port 0 (any free port). */
@@ -24,17 +26,23 @@ export interface InboxOptions {
   readonly onWaiting?: (question: InboxQuestion) => void;
 }
 
-/** What the page shows of a waiting question. */
-export interface InboxQuestion {
-  readonly id: string;
+/** A question as asked of the inbox: a form (its schema) or a URL page (its analysis). */
+export type InboxAsk = {
   readonly server: string;
   readonly tool: string;
   readonly message: string;
-  readonly requestedSchema: unknown;
-}
+} & (
+  | { readonly mode: 'form'; readonly requestedSchema: unknown }
+  | { readonly mode: 'url'; readonly analysis: UrlAnalysis }
+);
 
+/** What the page shows of a waiting question. */
+export type InboxQuestion = InboxAsk & { readonly id: string };
+
+/** A form's answer, or `opened` when the person opened a URL page from the inbox. */
 export type InboxAnswer =
   | { readonly action: 'accept'; readonly content: Record<string, unknown> }
+  | { readonly action: 'opened' }
   | { readonly action: 'decline' | 'cancel' };
 
 interface Waiting {
@@ -129,7 +137,7 @@ export class Inbox {
   }
 
   /** Waits for the person to answer `question` (cancel on timeout, abort or a full inbox). */
-  ask(question: Omit<InboxQuestion, 'id'>, signal?: AbortSignal): Promise<InboxAnswer> {
+  ask(question: InboxAsk, signal?: AbortSignal): Promise<InboxAnswer> {
     const max = this.#options.maxWaiting ?? 100;
     if (this.#waiting.size >= max || signal?.aborted === true)
       return Promise.resolve({ action: 'cancel' });
@@ -233,7 +241,10 @@ export class Inbox {
       const waiting = typeof answer.id === 'string' ? this.#waiting.get(answer.id) : undefined;
       if (waiting === undefined)
         return send(404, 'text/plain', 'That question is not waiting any more.');
-      if (
+      const url = waiting.question.mode === 'url';
+      if (url && answer.action === 'opened') waiting.resolve({ action: 'opened' });
+      else if (
+        !url &&
         answer.action === 'accept' &&
         typeof answer.content === 'object' &&
         answer.content !== null

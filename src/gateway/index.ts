@@ -10,6 +10,7 @@ export { DEFAULT_HELD_LIMITS, HeldCallError, type HeldLimits } from './held.ts';
 export {
   Inbox,
   type InboxAnswer,
+  type InboxAsk,
   type InboxOptions,
   type InboxQuestion,
 } from './inbox.ts';

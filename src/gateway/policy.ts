@@ -164,7 +164,7 @@ export function formOutcome(
 /** What a rule answers for a URL page: never an accept. */
 export function urlOutcome(action: PolicyAction): { action: 'decline' | 'cancel' } | undefined {
   if (action === 'ask') return undefined;
-  // The inbox shows forms only in this version: a page sent there is declined.
+  // `inbox` reaches here only without an inbox (the gateway sends the page there otherwise).
   return { action: action === 'cancel' ? 'cancel' : 'decline' };
 }
 

@@ -20,16 +20,20 @@ let inbox: Inbox;
 let browser: Browser;
 
 beforeAll(async () => {
-  const app = createServer({ name: 'asker', version: '1' }).tool(
-    'order',
-    { description: 'asks what to order' },
-    async (_args, ask) => {
+  const app = createServer({ name: 'asker', version: '1' })
+    .tool('order', { description: 'asks what to order' }, async (_args, ask) => {
       const r = await ask.form('what', form({ dish: text(), count: integer({ min: 1 }) }), {
         message: 'What would you like?',
       });
       return r.action === 'accept' ? `${r.content.count} × ${r.content.dish}` : r.action;
-    },
-  );
+    })
+    .tool('pay', { description: 'sends the person to a page' }, async (_args, ask) => {
+      const r = await ask.url('pay', {
+        message: 'Pay on the shop page',
+        url: 'https://user:secret@shop.example.com/pay?order=7',
+      });
+      return r.action;
+    });
   upstream = await listen(httpEntry(app));
   inbox = await Inbox.start();
   gateway = await createGateway({
@@ -77,6 +81,32 @@ describe('the web inbox, a host without elicitation', () => {
       await page.click('elicit-form >> [part=submit]');
       await page.click('elicit-form >> [part=submit]');
       expect(textOf(await call)).toBe('2 × soup');
+      await page.close();
+      await client.close();
+    }, 60_000);
+  }
+
+  for (const [era, button, outcome] of [
+    ['legacy', 'open', 'accept'],
+    ['modern', 'open', 'accept'],
+    ['modern', 'decline', 'decline'],
+  ] as const) {
+    it(`${era}: a URL page waits in the inbox with its analysis; ${button} gives ${outcome}`, async () => {
+      const client = await hostWithoutElicitation(era);
+      const call = client.callTool({ name: 'pay', arguments: {} });
+      await waiting(1);
+      const page = await browser.newPage();
+      await page.goto(inbox.link());
+      await page.waitForSelector('elicit-url-consent >> [part=open]');
+      expect(await page.textContent('h2')).toBe('asker · pay');
+      // The analysis is the gateway's: credentials gone, the site shown.
+      const shown = (await page.textContent('elicit-url-consent >> [part=url]')) ?? '';
+      expect(shown).toContain('shop.example.com');
+      expect(shown).not.toContain('secret');
+      // The buttons are armed CONSENT_ARM_MS (500 ms) after the page is shown.
+      await page.waitForTimeout(600);
+      await page.click(`elicit-url-consent >> [part=${button}]`);
+      expect(textOf(await call)).toBe(outcome);
       await page.close();
       await client.close();
     }, 60_000);
