@@ -16,7 +16,7 @@ import {
 import { ElicitError, InternalError } from '../errors.ts';
 import { MODERN_REVISION } from '../kernel/revision.ts';
 import type { Json } from '../kernel/store.ts';
-import type { Ask, AskLimits } from './ask.ts';
+import type { AskLimits } from './ask.ts';
 import { ESCALATE } from './engine.ts';
 import { RoundsExceededError } from './errors.ts';
 import type { Faults } from './faults.ts';
@@ -25,28 +25,14 @@ import { legacyAsk, type PushedCall } from './legacy.ts';
 import type { OnceStore } from './once-store.ts';
 import type { PendingAsks } from './pending.ts';
 import { type Journal, modernAsk, packJournal, SUSPEND } from './replay.ts';
+import type { Runnable, ToolOutput } from './runnable.ts';
 import type { Sealer } from './seal.ts';
 import type { TaskContext, TaskHost } from './tasks/engine.ts';
 import { declaresTasks, startTask, tasksRequired } from './tasks/methods.ts';
 import type { ConnectSettings } from './url-mode.ts';
 import { escapeToWire, type Kind, wireError } from './wire.ts';
 
-/** What a tool handler may return: text, or a full CallToolResult. */
-export type ToolOutput = string | CallToolResult;
-
-/** How a tool runs as a task: whether it must, and where the task starts. */
-export interface TaskSupport {
-  readonly support: 'optional' | 'required';
-  /** `call`: the whole call is a task; `background`: from `ask.background()` on. */
-  readonly start: 'call' | 'background';
-}
-
-/** A registration, as the runner sees it. */
-export interface Runnable {
-  readonly kind: Kind;
-  readonly handler: (args: unknown, ask: Ask, ctx: ServerContext) => unknown;
-  readonly task?: TaskSupport | undefined;
-}
+export type { Runnable, TaskSupport, ToolOutput } from './runnable.ts';
 
 /** What the runner needs from the server. */
 export interface RunnerServer {

@@ -32,7 +32,7 @@ import type { Faults } from '../faults.ts';
 import type { OnceStore } from '../once-store.ts';
 import type { PendingAsks } from '../pending.ts';
 import { type Journal, modernEngine, type Run } from '../replay.ts';
-import type { Runnable, ToolOutput } from '../runner.ts';
+import type { Runnable, ToolOutput } from '../runnable.ts';
 import type { ConnectSettings } from '../url-mode.ts';
 import { wireError } from '../wire.ts';
 import {
