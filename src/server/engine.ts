@@ -9,6 +9,7 @@
  */
 import type { ClientCapabilities, InputRequest } from '@modelcontextprotocol/server';
 import type { AskLimits } from './ask.ts';
+import type { UrlStepResult } from './url-mode.ts';
 import type { RecordPurpose } from './url-port.ts';
 
 /** Thrown by an ask that has to wait for the client; the runner turns it into input_required. */
@@ -21,13 +22,8 @@ export const SUSPEND: unique symbol = Symbol('elicit.suspend');
 
 export type UrlOutcome = 'complete' | 'decline' | 'cancel';
 
-/**
- * How a URL step ended; a completed one names its record, whose saved value (vault entry
- * `["record","<id>"]`) is what this request reads: not whatever the principal saved since.
- */
-export type UrlStepResult =
-  | { readonly outcome: 'complete'; readonly record: string }
-  | { readonly outcome: 'decline' | 'cancel' };
+// How a URL step ended: declared with URL mode, which names it too (no import back to here).
+export type { UrlStepResult } from './url-mode.ts';
 
 export interface Engine {
   /** The protocol revision of this request. */

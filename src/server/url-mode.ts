@@ -6,11 +6,18 @@
  */
 import { ElicitError } from '../errors.ts';
 import { ELICIT_ASK_USAGE } from '../kernel/error-codes.ts';
-import type { UrlStepResult } from './engine.ts';
 import type { Faults } from './faults.ts';
 import type { Connection, RecordPurpose, UrlPort, UrlRecord } from './url-port.ts';
 
 export type { Connection } from './url-port.ts';
+
+/**
+ * How a URL step ended; a completed one names its record, whose saved value (vault entry
+ * `["record","<id>"]`) is what this request reads: not whatever the principal saved since.
+ */
+export type UrlStepResult =
+  | { readonly outcome: 'complete'; readonly record: string }
+  | { readonly outcome: 'decline' | 'cancel' };
 
 export interface ConnectSettings {
   /** The web side: createConnectStack(...) or createConnectApp(...) from elicit/connect. */
