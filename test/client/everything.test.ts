@@ -113,7 +113,8 @@ describe('elicit connect with server-everything', () => {
       tmux('send-keys', '-t', session, 'Enter');
     };
     await choose('template: Dynamic Text Resource');
-    await waitFor('resourceId');
+    // The prompt itself (◆), not the description above it, which names the variable too.
+    await waitFor('◆  resourceId');
     tmux('send-keys', '-t', session, '-l', '7');
     tmux('send-keys', '-t', session, 'Enter');
     await waitFor('Read Dynamic Text Resource with these arguments?');
