@@ -86,10 +86,12 @@ describe('requestState threats (2026-07-28 over HTTP)', () => {
       'x'.repeat(1_000_000),
       '',
     ];
-    for (const v of variants) {
+    for (const [i, v] of variants.entries()) {
+      // A state with no '-' or '_' has no base64 spelling to swap to: that variant is the state.
+      if (v === state) continue;
       expect(
         (await call('pay', { arguments: { amount: 5 }, requestState: v })).error,
-        v.slice(0, 40),
+        `variant ${i}: ${v.slice(0, 40)}`,
       ).toMatchObject(invalid);
     }
     for (const v of [null, 42, { state }, [state], true]) {
