@@ -20,6 +20,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { ElicitError } from '../errors.ts';
 import { ELICIT_CLIENT_TASK_LIMIT } from '../kernel/error-codes.ts';
+import { readTaskParam } from '../kernel/params-guard.ts';
 import { pooledRandom } from '../kernel/random.ts';
 import { LimitOptionError } from '../schema/limits.ts';
 
@@ -125,23 +126,13 @@ export function installTaskReceiver(client: Client, partial?: Partial<TaskReceiv
     ctx: { mcpReq: { signal: AbortSignal } },
     wrapped: Handler,
   ) {
-    const task = request.params.task;
-    if (task === null || typeof task !== 'object' || Array.isArray(task))
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'params.task must be an object');
+    const task = readTaskParam(request.params.task);
+    if (!task.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, task.problem);
     if (tasks.size >= limits.maxTasks) {
       const error = new TaskReceiverLimitError(limits.maxTasks);
       throw new ProtocolError(-32000, error.message, { code: error.code, limit: error.limit });
     }
-    const asked = (task as { ttl?: unknown }).ttl;
-    if (
-      asked !== undefined &&
-      !(typeof asked === 'number' && Number.isSafeInteger(asked) && asked > 0)
-    )
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        'params.task.ttl must be a positive whole number of milliseconds (or left out)',
-      );
-    const ttl = asked === undefined ? limits.ttlMs : Math.min(asked, limits.ttlMs);
+    const ttl = task.ttl === undefined ? limits.ttlMs : Math.min(task.ttl, limits.ttlMs);
     const taskId = hex(pooledRandom(16));
     const now = new Date().toISOString();
     let settle = () => {};

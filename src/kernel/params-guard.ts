@@ -135,3 +135,21 @@ export function refuseParamsNotObject(transport: HookableTransport): void {
     void transport.send(refusal as never).catch(() => {});
   }) as HookableTransport['onmessage'];
 }
+
+/**
+ * A 2025-11-25 task-augmented request's `params.task` (client and server alike): the TTL it
+ * asks for (undefined when left out), or what is wrong with it, for a -32602 message.
+ */
+export function readTaskParam(
+  task: unknown,
+): { ok: true; ttl: number | undefined } | { ok: false; problem: string } {
+  if (task === null || typeof task !== 'object' || Array.isArray(task))
+    return { ok: false, problem: 'params.task must be an object' };
+  const ttl = (task as { ttl?: unknown }).ttl;
+  if (ttl === undefined) return { ok: true, ttl: undefined };
+  if (typeof ttl === 'number' && Number.isSafeInteger(ttl) && ttl > 0) return { ok: true, ttl };
+  return {
+    ok: false,
+    problem: 'params.task.ttl must be a positive whole number of milliseconds (or left out)',
+  };
+}

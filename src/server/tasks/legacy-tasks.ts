@@ -31,6 +31,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { ElicitError } from '../../errors.ts';
 import { ELICIT_TASK_SESSION_LIMIT } from '../../kernel/error-codes.ts';
+import { readTaskParam } from '../../kernel/params-guard.ts';
 import type { Json, Store } from '../../kernel/store.ts';
 import { checkLimits } from '../errors.ts';
 import type { Faults } from '../faults.ts';
@@ -393,18 +394,8 @@ export function installLegacyTasks(
     wrapped: Handler,
   ): Promise<{ task: Task }> {
     const params = request.params ?? {};
-    const task = params.task;
-    if (task === null || typeof task !== 'object' || Array.isArray(task))
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'params.task must be an object');
-    const asked = (task as { ttl?: unknown }).ttl;
-    if (
-      asked !== undefined &&
-      !(typeof asked === 'number' && Number.isSafeInteger(asked) && asked > 0)
-    )
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        'params.task.ttl must be a positive whole number of milliseconds (or left out)',
-      );
+    const task = readTaskParam(params.task);
+    if (!task.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, task.problem);
     const args = params.arguments;
     // Checked before the task exists: a call the SDK would refuse must not become a failed task.
     if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args)))
@@ -427,7 +418,7 @@ export function installLegacyTasks(
           context: { era: ERA },
           tags: [listTag(principal)],
           lease: { owner, until: Date.now() + limits.leaseMs },
-          ...(asked === undefined ? {} : { ttlMs: asked }),
+          ...(task.ttl === undefined ? {} : { ttlMs: task.ttl }),
         },
         limits,
       );
