@@ -46,6 +46,7 @@ export default defineConfig([
       'client/index': 'src/client/index.ts',
       'client/terminal': 'src/client/terminal.ts',
       'store/index': 'src/store/index.ts',
+      'store/testing': 'src/store/testing.ts',
       'connect/index': 'src/connect/index.ts',
       'web/index': 'src/web/index.ts',
       'gateway/index': 'src/gateway/index.ts',

@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^elicit\/terminal$/, replacement: src('client/terminal.ts') },
       { find: /^elicit\/connect$/, replacement: src('connect/index.ts') },
       { find: /^elicit\/store$/, replacement: src('store/index.ts') },
+      { find: /^elicit\/store\/testing$/, replacement: src('store/testing.ts') },
       { find: /^elicit\/gateway$/, replacement: src('gateway/index.ts') },
       { find: /^elicit$/, replacement: src('index.ts') },
     ],
