@@ -13,7 +13,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median, type Row } from './harness.ts';
+import { median, type Row, wanted } from './harness.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Number(process.env.BENCH_CLI_RUNS ?? 15);
@@ -95,30 +95,35 @@ export default async function run(): Promise<Row[]> {
   const cli = existsSync(built) ? built : join(root, 'src', 'cli', 'main.ts');
   const form = existsSync(built) ? 'built' : 'from source; npm run build for the built figure';
   const rows: Row[] = [];
-  const help = await interleaved([cli, '--help'], ['-e', '']);
-  rows.push({
-    group: 'cold paths',
-    name: `elicit --help (${form})`,
-    value: help.ours,
-    unit: 'ms',
-    baseline: { name: "node -e ''", value: help.floor },
-    ratio: help.ours / help.floor,
-    range: [help.ratios[0] as number, help.ratios.at(-1) as number],
-    target: '≤ 3.00× baseline time',
-    met: help.ours / help.floor <= 3,
-  });
-  const sdkLoad =
-    "await import('@modelcontextprotocol/server'); await import('@modelcontextprotocol/client'); process.stdout.write('ready')";
-  const demo = await interleaved([cli, 'demo'], ['--input-type=module', '-e', sdkLoad]);
-  rows.push({
-    group: 'cold paths',
-    name: `elicit demo: first screen (${form})`,
-    value: demo.ours,
-    unit: 'ms',
-    baseline: { name: 'a process loading the plain SDK server + client', value: demo.floor },
-    ratio: demo.ours / demo.floor,
-    range: [demo.ratios[0] as number, demo.ratios.at(-1) as number],
-  });
+  if (wanted('elicit --help')) {
+    const help = await interleaved([cli, '--help'], ['-e', '']);
+    rows.push({
+      group: 'cold paths',
+      name: `elicit --help (${form})`,
+      value: help.ours,
+      unit: 'ms',
+      baseline: { name: "node -e ''", value: help.floor },
+      ratio: help.ours / help.floor,
+      range: [help.ratios[0] as number, help.ratios.at(-1) as number],
+      target: '≤ 3.00× baseline time',
+      met: help.ours / help.floor <= 3,
+    });
+  }
+  if (wanted('elicit demo: first screen')) {
+    const sdkLoad =
+      "await import('@modelcontextprotocol/server'); await import('@modelcontextprotocol/client'); process.stdout.write('ready')";
+    const demo = await interleaved([cli, 'demo'], ['--input-type=module', '-e', sdkLoad]);
+    rows.push({
+      group: 'cold paths',
+      name: `elicit demo: first screen (${form})`,
+      value: demo.ours,
+      unit: 'ms',
+      baseline: { name: 'a process loading the plain SDK server + client', value: demo.floor },
+      ratio: demo.ours / demo.floor,
+      range: [demo.ratios[0] as number, demo.ratios.at(-1) as number],
+    });
+  }
+  if (!wanted('idle one-tool server')) return rows;
   const ours: number[] = [];
   const sdk: number[] = [];
   for (let i = 0; i < 3; i++) {

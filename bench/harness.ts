@@ -27,6 +27,16 @@ export interface Row {
   readonly cpu?: { readonly ours: number; readonly baseline: number };
 }
 
+/**
+ * `npm run bench <file> <section>`: only the sections and cases whose label contains `section`
+ * (case-insensitive) run, so one row can be measured without the rest of its file. Every
+ * section runs when it is not given.
+ */
+export function wanted(...labels: string[]): boolean {
+  const only = process.env.BENCH_ONLY?.toLowerCase();
+  return only === undefined || only === '' || labels.some((l) => l.toLowerCase().includes(only));
+}
+
 let sink: unknown;
 export function keep(value: unknown): void {
   sink = value;

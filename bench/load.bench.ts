@@ -9,7 +9,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { freePort, startProcess, stop } from '../test/support/processes.ts';
-import { median, type Row } from './harness.ts';
+import { median, type Row, wanted } from './harness.ts';
 
 const SLICE_MS = Number(process.env.BENCH_LOAD_MS ?? 750);
 const LEVELS = [1, 20, 100];
@@ -146,6 +146,12 @@ export default async function run(): Promise<Row[]> {
   };
   try {
     for (const era of ['modern', 'legacy'] as const) {
+      const eraName = era === 'modern' ? '2026-07-28' : '2025-11-25 sessions';
+      const group = `http load (${eraName})`;
+      const levelName = (clients: number) => `${clients} client${clients === 1 ? '' : 's'}`;
+      const todo = (clients: number, sdkName: string) =>
+        wanted(`http load ${eraName} ${levelName(clients)} vs ${sdkName}`);
+      if (!baselines[era].some(({ name }) => LEVELS.some((c) => todo(c, name)))) continue;
       const max = Math.max(...LEVELS);
       const sessionsOf = (side: Side) =>
         era === 'legacy'
@@ -154,10 +160,12 @@ export default async function run(): Promise<Row[]> {
       const oursSessions = await sessionsOf(ours);
       await slice(ours, era, 4, oursSessions);
       for (const { side: sdk, name: sdkName } of baselines[era]) {
+        if (!LEVELS.some((c) => todo(c, sdkName))) continue;
         const sdkSessions = await sessionsOf(sdk);
         await slice(sdk, era, 4, sdkSessions);
         const sessions = { ours: oursSessions, sdk: sdkSessions };
         for (const clients of LEVELS) {
+          if (!todo(clients, sdkName)) continue;
           // ABBA, repeated: one throughput ratio per repeat; latencies and CPU pooled.
           const a: number[] = [];
           const b: number[] = [];
@@ -186,8 +194,8 @@ export default async function run(): Promise<Row[]> {
           const heapSdk = await heapOf(sdk, era, sessions.sdk[0]);
           const ratio = median(ratios);
           rows.push({
-            group: `http load (${era === 'modern' ? '2026-07-28' : '2025-11-25 sessions'})`,
-            name: `${clients} client${clients === 1 ? '' : 's'}: p50 ${pct(a, 50).toFixed(2)} / p99 ${pct(a, 99).toFixed(2)} ms vs SDK ${pct(b, 50).toFixed(2)} / ${pct(b, 99).toFixed(2)} ms; heap ${heapOurs.toFixed(1)} vs ${heapSdk.toFixed(1)} MiB`,
+            group,
+            name: `${levelName(clients)}: p50 ${pct(a, 50).toFixed(2)} / p99 ${pct(a, 99).toFixed(2)} ms vs SDK ${pct(b, 50).toFixed(2)} / ${pct(b, 99).toFixed(2)} ms; heap ${heapOurs.toFixed(1)} vs ${heapSdk.toFixed(1)} MiB`,
             value: rate(a.length),
             unit: 'calls/s',
             baseline: { name: sdkName, value: rate(b.length) },

@@ -1,6 +1,8 @@
 /**
  * `npm run bench`: runs every bench/*.bench.ts, prints one table of ratios against the named
  * baselines, and writes bench/results/latest.json. Targets are reported, never asserted.
+ * `npm run bench <file> [section]`: only the files whose name contains `file`, and inside them
+ * only the sections and cases whose label contains `section`.
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { arch, cpus, platform, release, totalmem } from 'node:os';
@@ -11,6 +13,8 @@ import type { Row } from './harness.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const only = process.argv[2];
+// The second argument picks sections and cases inside the files (see `wanted` in harness.ts).
+if (process.argv[3] !== undefined) process.env.BENCH_ONLY = process.argv[3];
 const files = readdirSync(here)
   .filter((f) => f.endsWith('.bench.ts') && (only === undefined || f.includes(only)))
   .sort();
@@ -63,6 +67,6 @@ const out = join(here, 'results');
 mkdirSync(out, { recursive: true });
 writeFileSync(
   join(out, 'latest.json'),
-  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, machine, rows }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, machine, only: { file: only ?? null, section: process.env.BENCH_ONLY ?? null }, rows }, null, 2)}\n`,
 );
 console.log(`wrote ${join('bench', 'results', 'latest.json')}`);

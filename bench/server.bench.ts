@@ -10,7 +10,7 @@ import { form, text } from '../src/schema/index.ts';
 import { createServer } from '../src/server/index.ts';
 import { freePort, startProcess, stop } from '../test/support/processes.ts';
 import { openSession, type RawReply, rawCall, rawInitialize } from '../test/support/raw-mcp.ts';
-import { abba, heapAfterGc, type Row, throughputRow, timeAsyncMs } from './harness.ts';
+import { abba, heapAfterGc, type Row, throughputRow, timeAsyncMs, wanted } from './harness.ts';
 import {
   heapPerWaitingAsk,
   legacyClient,
@@ -166,6 +166,24 @@ const FIELDS = [1, 10, 40];
 export default async function run(): Promise<Row[]> {
   const rows: Row[] = [];
   const w = 'server: memory per waiting ask (nobody answers)';
+  if (wanted(w, 'memory', 'idle legacy session')) rows.push(...(await memory(w)));
+  const { cases, close } = await serverCases();
+  for (const c of cases) {
+    if (!wanted(c.group, c.name)) continue;
+    process.stderr.write(`  ${c.name}\n`);
+    rows.push(
+      throughputRow(c.group, c.name, await abba(c.ours, c.baseline), c.baselineName, c.minRatio),
+    );
+  }
+  await close();
+  if (wanted('heap retained')) rows.push(await retained());
+  if (wanted('scale')) rows.push(...(await scale()));
+  return rows;
+}
+
+/** Memory per waiting ask, in one process and over HTTP, and per idle 2025 session. */
+async function memory(w: string): Promise<Row[]> {
+  const rows: Row[] = [];
   const many = 1_000_000;
   const waitingApp = () =>
     createServer({
@@ -223,15 +241,10 @@ export default async function run(): Promise<Row[]> {
     ),
   );
 
-  const { cases, close } = await serverCases();
-  for (const c of cases) {
-    process.stderr.write(`  ${c.name}\n`);
-    rows.push(
-      throughputRow(c.group, c.name, await abba(c.ours, c.baseline), c.baselineName, c.minRatio),
-    );
-  }
-  await close();
+  return rows;
+}
 
+async function retained(): Promise<Row> {
   // Heap retained over many calls that each build their schema object: the compile cache is
   // keyed by content, so it must stay flat. Bytes per call; a little below zero is GC noise.
   const ourL = await legacyClient(
@@ -250,15 +263,13 @@ export default async function run(): Promise<Row[]> {
   for (let i = 0; i < calls; i++) await ourL.callTool({ name: 'fresh', arguments: {} });
   const after = heapMb();
   const perCall = ((after - before) * 1_048_576) / calls;
-  rows.push({
+  await ourL.close();
+  return {
     group: 'server: legacy in-memory, 1 in flight',
     name: `heap retained per call over ${calls} calls with per-call schemas (${before.toFixed(1)} → ${after.toFixed(1)} MiB${gc === undefined ? ', no --expose-gc' : ''})`,
     value: perCall,
     unit: 'B/call',
     target: '≤ 16 B/call (flat)',
     met: perCall <= 16,
-  });
-  await ourL.close();
-  rows.push(...(await scale()));
-  return rows;
+  };
 }

@@ -25,7 +25,7 @@ import {
 } from '../src/store/index.ts';
 import { dropSchema, POSTGRES_URL, uniqueSchema } from '../test/support/postgres.ts';
 import { accept, rpc, until, userAuth } from '../test/support/tasks.ts';
-import { heapAfterGc, median, type Row, timeAsyncMs } from './harness.ts';
+import { heapAfterGc, median, type Row, timeAsyncMs, wanted } from './harness.ts';
 import { heapPerWaitingAsk } from './server-cases.ts';
 
 const PARKED = Number(process.env.BENCH_PARKED ?? 500);
@@ -279,11 +279,12 @@ export default async function run(): Promise<Row[]> {
   const postgres = await postgresStore({ url: POSTGRES_URL, schema });
   const rows: Row[] = [];
   try {
-    const sdkHeap = await sdkWaitingHeap();
+    const sdkHeap = wanted('heap per parked task') ? await sdkWaitingHeap() : 0;
     for (const [name, store] of [
       ['memory', memoryStore()],
       ['sqlite', sqlite],
     ] as const) {
+      if (!wanted(`heap per parked task (${name} store)`)) continue;
       const ours = await parkedHeap(store);
       rows.push({
         group: 'tasks',
@@ -294,7 +295,7 @@ export default async function run(): Promise<Row[]> {
         ratio: ours / sdkHeap,
       });
     }
-    const floor = await sdkFloorMs();
+    const floor = wanted('tasks/') ? await sdkFloorMs() : 1;
     const perSecond = (name: string, ops: number): Row => ({
       group: 'tasks',
       name,
@@ -307,7 +308,10 @@ export default async function run(): Promise<Row[]> {
       ['sqlite', sqlite],
       ['redis', redis],
     ] as const) {
-      rows.push(perSecond(`tasks/get (${name})`, 1000 / (await getMs(store))));
+      if (wanted(`tasks/get (${name})`))
+        rows.push(perSecond(`tasks/get (${name})`, 1000 / (await getMs(store))));
+      if (!wanted(`tasks/update answering a parked task, then the handler resumed (${name})`))
+        continue;
       const update = perSecond(
         `tasks/update answering a parked task (${name})`,
         await updateOpsPerSecond(store),
@@ -334,7 +338,7 @@ export default async function run(): Promise<Row[]> {
       ['redis', redis],
       ['postgres', postgres],
     ] as const)
-      rows.push(...(await scaling(name, store)));
+      if (wanted(`tasks scaling (${name})`)) rows.push(...(await scaling(name, store)));
   } finally {
     await sqlite.close();
     await redis.close();
