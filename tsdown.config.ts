@@ -65,5 +65,5 @@ export default defineConfig([
   browser({ 'elicit-web': 'src/web/index.ts' }, true),
   // The browser host page of `elicit demo --web` (the SDK client included).
   browser({ host: 'src/web/host/main.ts' }),
-  browser({ inbox: 'src/gateway/inbox-page.ts' }),
+  browser({ inbox: 'src/web/inbox-page.ts' }),
 ]);

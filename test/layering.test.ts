@@ -46,7 +46,7 @@ export const LAYERS: Readonly<Record<Part, readonly (Part | Allowance)[]>> = {
   ],
   demo: ['errors.ts', 'kernel', 'schema', 'store', 'server', 'connect'],
   // The gateway composes the two sides: an SDK Client toward the server, an elicit server toward hosts.
-  gateway: ['errors.ts', 'kernel', 'schema', 'url', 'store', 'server', 'client', 'web'],
+  gateway: ['errors.ts', 'kernel', 'schema', 'url', 'store', 'server', 'client'],
   cli: ['errors.ts', 'kernel', 'schema', 'url', 'client', 'web', 'demo', 'gateway'],
   // Framework bindings (src/bindings/<framework>): mount the server, nothing else. None yet.
   bindings: ['errors.ts', 'kernel', 'server'],

@@ -8,10 +8,9 @@
  * given the gateway's own elicit/url analysis, so the person opens or declines it here.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { inboxPageScript } from '../kernel/inbox-script.ts';
 import type { UrlAnalysis } from '../url/index.ts';
 
 export interface InboxOptions {
@@ -59,26 +58,9 @@ const token = () => randomBytes(32).toString('base64url');
 const same = (a: string, b: string) =>
   a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
-let script: Promise<string> | undefined;
-/** The page's script: prebuilt in dist/browser, else bundled from source on first request. */
-function pageScript(): Promise<string> {
-  const built = fileURLToPath(new URL('../browser/inbox.js', import.meta.url));
-  if (existsSync(built)) return Promise.resolve(readFileSync(built, 'utf8'));
-  script ??= (async () => {
-    const { rolldown } = await import('rolldown');
-    const bundle = await rolldown({
-      input: fileURLToPath(new URL('./inbox-page.ts', import.meta.url)),
-      platform: 'browser',
-    });
-    const { output } = await bundle.generate({ format: 'esm', minify: true });
-    return (output[0] as { code: string }).code;
-  })();
-  return script;
-}
-
 const PAGE = (csrf: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="csrf" content="${csrf}"><title>Questions waiting — elicit</title>
+<meta name="csrf" content="${csrf}"><meta name="inbox" content="/inbox"><title>Questions waiting — elicit</title>
 <link rel="stylesheet" href="/inbox.css"></head><body>
 <main><h1>Questions waiting for you</h1>
 <p id="empty">Nothing is waiting. Questions your assistant's host cannot show appear here.</p>
@@ -206,7 +188,7 @@ export class Inbox {
       });
     }
     if (url.pathname === '/inbox.css') return send(200, 'text/css', CSS);
-    if (url.pathname === '/inbox.js') return send(200, 'text/javascript', await pageScript());
+    if (url.pathname === '/inbox.js') return send(200, 'text/javascript', await inboxPageScript());
     if (csrf === undefined)
       return send(
         401,

@@ -1,15 +1,30 @@
 /**
- * The inbox page's script (browser): lists the questions waiting, a form rendered by
- * `<elicit-form>`, a URL page by `<elicit-url-consent>` with the gateway's analysis (as the
- * client pipeline passes it), and posts the person's answer with the page's CSRF token. Server
- * text is set with textContent only.
+ * The inbox page's script (browser), shared by the gateway's inbox and the inbox of the connect
+ * pages (`createServer({ inbox })`): lists the questions waiting, a form rendered by
+ * `<elicit-form>`, a URL page by `<elicit-url-consent>` with the analysis the server made (as the
+ * client pipeline passes it), and posts the person's answer with the page's CSRF token. Where the
+ * page's endpoints live is read from `<meta name="inbox">` (`<base>/questions`, `<base>/answer`),
+ * so one script serves both. Server text is set with textContent only.
  */
-import '../web/index.ts';
-import type { ElicitUrlConsentElement } from '../web/consent-element.ts';
-import type { ElicitFormElement } from '../web/form-element.ts';
-import type { InboxQuestion as Question } from './inbox.ts';
+import './index.ts';
+import type { ConsentRequest, ElicitUrlConsentElement } from './consent-element.ts';
+import type { ElicitFormElement } from './form-element.ts';
 
-const csrf = document.querySelector<HTMLMetaElement>('meta[name=csrf]')?.content ?? '';
+/** A waiting question as the page reads it from `<base>/questions`. */
+type Question = {
+  readonly id: string;
+  readonly server: string;
+  readonly tool: string;
+  readonly message: string;
+} & (
+  | { readonly mode: 'form'; readonly requestedSchema: unknown }
+  | { readonly mode: 'url'; readonly analysis: ConsentRequest['analysis'] }
+);
+
+const meta = (name: string) =>
+  document.querySelector<HTMLMetaElement>(`meta[name=${name}]`)?.content;
+const csrf = meta('csrf') ?? '';
+const base = meta('inbox') ?? '/inbox';
 const list = document.getElementById('questions') as HTMLElement;
 const empty = document.getElementById('empty') as HTMLElement;
 const shown = new Set<string>();
@@ -36,16 +51,14 @@ function render(q: Question): void {
   };
   form.addEventListener('elicit-response', (event) => {
     const detail = (event as CustomEvent).detail as Record<string, unknown>;
-    void fetch('/inbox/answer', {
+    void fetch(`${base}/answer`, {
       method: 'POST',
       credentials: 'same-origin',
       headers: { 'content-type': 'application/json', 'x-elicit-csrf': csrf },
       body: JSON.stringify({ id: q.id, ...detail }),
     })
       .then((r) => say(r.ok ? 'Sent.' : 'This question is not waiting any more.'))
-      .catch(() =>
-        say('Not sent: the gateway could not be reached. Reload the page to try again.'),
-      );
+      .catch(() => say('Not sent: the server could not be reached. Reload the page to try again.'));
   });
   section.append(title, form);
   list.append(section);
@@ -53,7 +66,7 @@ function render(q: Question): void {
 
 async function poll(): Promise<void> {
   try {
-    const r = await fetch('/inbox/questions', { credentials: 'same-origin' });
+    const r = await fetch(`${base}/questions`, { credentials: 'same-origin' });
     if (r.ok) {
       const questions = (await r.json()) as Question[];
       for (const q of questions)
@@ -64,7 +77,7 @@ async function poll(): Promise<void> {
       empty.hidden = shown.size > 0;
     }
   } catch {
-    // The gateway is unreachable for now (restarting, network): the next poll tries again.
+    // The server is unreachable for now (restarting, network): the next poll tries again.
   } finally {
     setTimeout(poll, 1000);
   }
