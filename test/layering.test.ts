@@ -181,7 +181,7 @@ describe('layering', () => {
         "import {\n  a,\n  b,\n} from '../client/pipeline.ts';\nimport '../url/index.ts';",
       ),
       // An exception covers type-only imports only.
-      ...src('server/legacy.ts', "import { Records } from '../connect/records.ts';"),
+      ...src('server/engines/push.ts', "import { Records } from '../../connect/records.ts';"),
     ];
     expect(violations(bad)).toHaveLength(8);
     // …and what the table allows is not reported.

@@ -23,6 +23,7 @@ import type { Store } from '../kernel/store.ts';
 import { memoryStore } from '../store/memory.ts';
 import { onceStoreFrom } from '../store/once.ts';
 import { type Ask, type AskLimits, DEFAULT_ASK_LIMITS } from './ask.ts';
+import type { TaskHost } from './engines/task.ts';
 import { checkLimits } from './errors.ts';
 import { Faults } from './faults.ts';
 import { type Era, type Gate, installGate } from './gate.ts';
@@ -43,7 +44,6 @@ import {
   type Sealer,
   type StateError,
 } from './seal.ts';
-import type { TaskHost } from './tasks/engine.ts';
 import { installLegacyTasks, type LegacyTaskLimits } from './tasks/legacy-tasks.ts';
 import { installTaskMethods } from './tasks/methods.ts';
 import { type TaskLimits, taskLimits } from './tasks/records.ts';

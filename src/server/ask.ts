@@ -1,13 +1,15 @@
 /**
- * The `ask` object a handler receives. One API, two engines:
- * - legacy (2025-06-18 / 2025-11-25 sessions): each ask sends a request through the SDK and
+ * The `ask` object a handler receives: its interface and limits. One API over three engines
+ * (src/server/engines/):
+ * - push (2025-06-18 / 2025-11-25 sessions): each ask sends a request through the SDK and
  *   awaits the answer;
- * - modern (2026-07-28): the handler is replayed. Answers and step results live in a sealed
+ * - replay (2026-07-28): the handler is replayed. Answers and step results live in a sealed
  *   journal carried in `requestState`; the first unanswered ask suspends the run, and every
- *   pending request goes back to the client in one `input_required` result.
+ *   pending request goes back to the client in one `input_required` result;
+ * - task (2026-07-28 with the tasks extension): replay with the journal in a task record.
  *
- * Both engines validate every answer against the form before the handler sees it, re-asking
- * with the reasons (bounded), and never send a mode the client did not declare.
+ * Every engine validates every answer against the form before the handler sees it, re-asking
+ * with the reasons (bounded), and never sends a mode the client did not declare.
  */
 import type {
   ClientCapabilities,

@@ -1,5 +1,5 @@
 /**
- * The `ask` a handler receives, written once for every engine (src/server/engine.ts). What a
+ * The `ask` a handler receives, written once for every engine (src/server/engines/contract.ts). What a
  * method means, how answers are judged and re-asked, what a client must have declared and what a
  * step returns are decided here, so the eras cannot drift apart.
  */
@@ -30,7 +30,7 @@ import {
   type UrlResult,
   withReasons,
 } from './ask.ts';
-import { type Engine, type Receiver, SUSPEND } from './engine.ts';
+import { type Engine, type Receiver, SUSPEND } from './engines/contract.ts';
 import { AskUsageError, ElicitationUnsupportedError } from './errors.ts';
 import { type FormInput, type ResolvedForm, refuseSensitive, resolveForm } from './forms.ts';
 import {

@@ -14,7 +14,7 @@ import {
 import { measureJson } from '../schema/measure.ts';
 import type { AskLimits } from './ask.ts';
 import { wrapCallHandlers } from './call-handlers.ts';
-import { freshJournal, type Journal, unpackJournal } from './replay.ts';
+import { freshJournal, type Journal, unpackJournal } from './engines/replay.ts';
 import { type Binding, RequestBinding, type Sealer, StateError } from './seal.ts';
 
 export type Era = 'legacy' | 'modern';

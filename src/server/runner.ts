@@ -17,17 +17,17 @@ import { ElicitError, InternalError } from '../errors.ts';
 import { MODERN_REVISION } from '../kernel/revision.ts';
 import type { Json } from '../kernel/store.ts';
 import type { AskLimits } from './ask.ts';
-import { ESCALATE } from './engine.ts';
+import { ESCALATE } from './engines/contract.ts';
+import { type PushedCall, pushAsk } from './engines/push.ts';
+import { type Journal, packJournal, replayAsk, SUSPEND } from './engines/replay.ts';
+import type { TaskContext, TaskHost } from './engines/task.ts';
 import { RoundsExceededError } from './errors.ts';
 import type { Faults } from './faults.ts';
 import type { Era, Gate } from './gate.ts';
-import { legacyAsk, type PushedCall } from './legacy.ts';
 import type { OnceStore } from './once-store.ts';
 import type { PendingAsks } from './pending.ts';
-import { type Journal, modernAsk, packJournal, SUSPEND } from './replay.ts';
 import type { Runnable, ToolOutput } from './runnable.ts';
 import type { Sealer } from './seal.ts';
-import type { TaskContext, TaskHost } from './tasks/engine.ts';
 import { declaresTasks, startTask, tasksRequired } from './tasks/methods.ts';
 import type { ConnectSettings } from './url-mode.ts';
 import { escapeToWire, type Kind, wireError } from './wire.ts';
@@ -80,13 +80,13 @@ export function invoke(
   args: unknown,
   ctx: ServerContext,
 ): Promise<unknown> {
-  if (era === 'legacy') return invokePushed(server, entry, mcp, args, ctx);
+  if (era === 'legacy') return invokePush(server, entry, mcp, args, ctx);
   const gate = gates?.get(ctx.mcpReq);
   if (gate === undefined)
     return Promise.reject(
       new InternalError('a request reached a handler without passing the gate'),
     );
-  return invokeReplayed(server, entry, gate, args, ctx);
+  return invokeReplay(server, entry, gate, args, ctx);
 }
 
 const asToolResult = (value: unknown) => toToolResult(value as ToolOutput);
@@ -103,7 +103,7 @@ const legacyFailure: Readonly<Record<Kind, (error: unknown) => unknown>> = {
  * refused on the wire as at the gate. A promise chain, not an async function: a call waiting on
  * a person keeps no suspended frame here.
  */
-function invokePushed(
+function invokePush(
   server: RunnerServer,
   entry: Runnable,
   mcp: McpServer,
@@ -115,7 +115,7 @@ function invokePushed(
   let out: unknown;
   let call: PushedCall | undefined;
   try {
-    call = legacyAsk(ctx, mcp, server, server.principalOf(ctx));
+    call = pushAsk(ctx, mcp, server, server.principalOf(ctx));
     out = entry.handler(args, call.ask, ctx);
   } catch (error) {
     call?.end();
@@ -136,7 +136,7 @@ function invokePushed(
 }
 
 /** A call on 2026-07-28: the handler is replayed each round over the opened journal. */
-async function invokeReplayed(
+async function invokeReplay(
   server: RunnerServer,
   entry: Runnable,
   gate: Gate,
@@ -193,7 +193,7 @@ async function invokeReplayed(
   };
   let out: unknown;
   try {
-    out = await entry.handler(args, modernAsk(run, ctx), ctx);
+    out = await entry.handler(args, replayAsk(run, ctx), ctx);
   } catch (error) {
     // ask.background() with asks still pending (inside ask.all, say) waits for their round.
     if (error === ESCALATE) {

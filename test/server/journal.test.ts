@@ -4,7 +4,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { freshJournal, type Journal, packJournal, unpackJournal } from '../../src/server/replay.ts';
+import {
+  freshJournal,
+  type Journal,
+  packJournal,
+  unpackJournal,
+} from '../../src/server/engines/replay.ts';
 
 const journal: fc.Arbitrary<Journal> = fc.record({
   n: fc.string({ minLength: 1, maxLength: 22 }),

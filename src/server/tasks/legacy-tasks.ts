@@ -33,11 +33,11 @@ import { ElicitError } from '../../errors.ts';
 import { ELICIT_TASK_SESSION_LIMIT } from '../../kernel/error-codes.ts';
 import { readTaskParam } from '../../kernel/params-guard.ts';
 import type { Json, Store } from '../../kernel/store.ts';
+import { whileLeased } from '../engines/task.ts';
 import { checkLimits } from '../errors.ts';
 import type { Faults } from '../faults.ts';
 import { TOO_MANY_PENDING_CODE } from '../pending.ts';
 import { storeFailureOnWire } from '../wire.ts';
-import { whileLeased } from './engine.ts';
 import {
   createTask,
   isTaskId,

@@ -19,8 +19,8 @@
 
 import { SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
 import type { Json } from '../../kernel/store.ts';
+import type { TaskHost } from '../engines/task.ts';
 import { storeFailureOnWire } from '../wire.ts';
-import type { TaskHost } from './engine.ts';
 import { isLegacyTask } from './legacy-tasks.ts';
 import { detailedTask } from './methods.ts';
 import { isTerminal, onTaskChange, readTask, type TaskRecord } from './records.ts';

@@ -18,7 +18,6 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Json } from '../../kernel/store.ts';
 import { measureJson } from '../../schema/measure.ts';
-import { storeFailureOnWire } from '../wire.ts';
 import {
   drive,
   leaseFor,
@@ -26,7 +25,8 @@ import {
   type TaskContext,
   type TaskHost,
   unknownTask,
-} from './engine.ts';
+} from '../engines/task.ts';
+import { storeFailureOnWire } from '../wire.ts';
 import { isLegacyTask } from './legacy-tasks.ts';
 import {
   createTask,

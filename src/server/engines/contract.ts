@@ -2,15 +2,17 @@
  * What an engine does for `ask` (src/server/asks.ts, where every ask method is written once).
  * An engine only knows how to exchange one request with the client, remember answers and count
  * invalid ones, journal a step, run several asks as one round, and take a person through a URL
- * step behind a connect link:
- * - the push engine (legacy.ts, 2025 sessions) sends each request through the SDK and waits;
- * - the replay engine (replay.ts, 2026-07-28) answers from the round's `inputResponses` or
- *   records the request as pending and suspends the run (`SUSPEND`).
+ * step behind a connect link. Three engines implement it, side by side in this folder:
+ * - push (push.ts, 2025 sessions) sends each request through the SDK and waits;
+ * - replay (replay.ts, 2026-07-28) answers from the round's `inputResponses` or records the
+ *   request as pending and suspends the run (`SUSPEND`);
+ * - task (task.ts, 2026-07-28 with the tasks extension) is replay with its journal in a task
+ *   record, each step result written there as it is made.
  */
 import type { ClientCapabilities, InputRequest } from '@modelcontextprotocol/server';
-import type { AskLimits } from './ask.ts';
-import type { UrlStepResult } from './url-mode.ts';
-import type { RecordPurpose } from './url-port.ts';
+import type { AskLimits } from '../ask.ts';
+import type { UrlStepResult } from '../url-mode.ts';
+import type { RecordPurpose } from '../url-port.ts';
 
 /** Thrown by an ask that has to wait for the client; the runner turns it into input_required. */
 /** Takes the client's response where it arrives (see Engine.exchange). */
@@ -23,7 +25,7 @@ export const SUSPEND: unique symbol = Symbol('elicit.suspend');
 export type UrlOutcome = 'complete' | 'decline' | 'cancel';
 
 // How a URL step ended: declared with URL mode, which names it too (no import back to here).
-export type { UrlStepResult } from './url-mode.ts';
+export type { UrlStepResult } from '../url-mode.ts';
 
 export interface Engine {
   /** The protocol revision of this request. */

@@ -12,21 +12,21 @@ import {
   type ServerContext,
   UrlElicitationRequiredError,
 } from '@modelcontextprotocol/server';
-import { type Ask, type AskLimits, declares } from './ask.ts';
-import { createAsk } from './asks.ts';
-import type { Engine, Receiver, UrlStepResult } from './engine.ts';
-import { AskAbandonedError, AskTimeoutError, ElicitationUnsupportedError } from './errors.ts';
-import type { Faults } from './faults.ts';
-import { type KeepAlive, progressKeepAlive } from './keep-alive.ts';
-import type { PendingAsks } from './pending.ts';
+import { type Ask, type AskLimits, declares } from '../ask.ts';
+import { createAsk } from '../asks.ts';
+import { AskAbandonedError, AskTimeoutError, ElicitationUnsupportedError } from '../errors.ts';
+import type { Faults } from '../faults.ts';
+import { type KeepAlive, progressKeepAlive } from '../keep-alive.ts';
+import type { PendingAsks } from '../pending.ts';
 import {
   ConnectNotConfiguredError,
   type ConnectSettings,
   claimRecentCompletion,
   linkMessage,
   waitForRecord,
-} from './url-mode.ts';
-import type { RecordPurpose } from './url-port.ts';
+} from '../url-mode.ts';
+import type { RecordPurpose } from '../url-port.ts';
+import type { Engine, Receiver, UrlStepResult } from './contract.ts';
 
 /** What a push engine needs from the server (the runner's server is one). */
 export interface PushServer {
@@ -45,7 +45,7 @@ export interface PushedCall {
   end(): void;
 }
 
-export function legacyAsk(
+export function pushAsk(
   ctx: ServerContext,
   mcp: McpServer,
   server: PushServer,

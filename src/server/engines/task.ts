@@ -26,15 +26,11 @@ import { pooledRandom } from '../../kernel/random.ts';
 import { type Json, type Store, StoreError } from '../../kernel/store.ts';
 import type { AskLimits } from '../ask.ts';
 import { createAsk } from '../asks.ts';
-import { type Engine, SUSPEND } from '../engine.ts';
 import { RoundsExceededError } from '../errors.ts';
 import type { Faults } from '../faults.ts';
 import type { OnceStore } from '../once-store.ts';
 import type { PendingAsks } from '../pending.ts';
-import { type Journal, modernEngine, type Run } from '../replay.ts';
 import type { Runnable, ToolOutput } from '../runnable.ts';
-import type { ConnectSettings } from '../url-mode.ts';
-import { wireError } from '../wire.ts';
 import {
   isTerminal,
   leaseLapsed,
@@ -44,7 +40,11 @@ import {
   type TaskRecord,
   updateTask,
   without,
-} from './records.ts';
+} from '../tasks/records.ts';
+import type { ConnectSettings } from '../url-mode.ts';
+import { wireError } from '../wire.ts';
+import { type Engine, SUSPEND } from './contract.ts';
+import { type Journal, type Run, replayEngine } from './replay.ts';
 
 /** What the task engine keeps in a record's `context` to run the handler again anywhere. */
 export interface TaskContext {
@@ -315,7 +315,7 @@ async function runOnce(
     // whatever the handler makes of the error it gets, the task fails with the store's error,
     // never completes, because a result would hide that the step ran and a retry would repeat it.
     let lost: TaskError | undefined;
-    const engine = journaled(modernEngine(run), journal, update, (error, key) => {
+    const engine = journaled(replayEngine(run), journal, update, (error, key) => {
       lost ??= stepLost(error, key);
     });
     const ctx = taskContext(base, id, abort.signal, onProgress);

@@ -1,25 +1,25 @@
 /**
- * The modern engine (2026-07-28): the handler is replayed each round. A run opens the journal,
+ * The replay engine (2026-07-28): the handler is replayed each round. A run opens the journal,
  * takes the client's answers for the keys the previous round asked (others are ignored), runs
  * the handler until the first unanswered ask, and collects every pending request.
  */
 
 import type { ClientCapabilities, InputRequest, ServerContext } from '@modelcontextprotocol/server';
-import { pooledRandom } from '../kernel/random.ts';
-import { type Ask, type AskLimits, declares } from './ask.ts';
-import { createAsk } from './asks.ts';
-import { type Engine, ESCALATE, SUSPEND, type UrlStepResult, urlStepKey } from './engine.ts';
-import { AskUsageError, ElicitationUnsupportedError, ReplayError } from './errors.ts';
-import type { Faults } from './faults.ts';
-import { type OnceStore, OnceStoreFullError, OnceStoreUnavailableError } from './once-store.ts';
-import type { PendingAsks } from './pending.ts';
+import { pooledRandom } from '../../kernel/random.ts';
+import { type Ask, type AskLimits, declares } from '../ask.ts';
+import { createAsk } from '../asks.ts';
+import { AskUsageError, ElicitationUnsupportedError, ReplayError } from '../errors.ts';
+import type { Faults } from '../faults.ts';
+import { type OnceStore, OnceStoreFullError, OnceStoreUnavailableError } from '../once-store.ts';
+import type { PendingAsks } from '../pending.ts';
 import {
   ConnectNotConfiguredError,
   type ConnectSettings,
   linkMessage,
   waitForRecord,
-} from './url-mode.ts';
-import type { RecordPurpose } from './url-port.ts';
+} from '../url-mode.ts';
+import type { RecordPurpose } from '../url-port.ts';
+import { type Engine, ESCALATE, SUSPEND, type UrlStepResult, urlStepKey } from './contract.ts';
 
 /** What the sealed requestState carries between rounds. */
 export interface Journal {
@@ -109,12 +109,12 @@ function addPending(run: Run, key: string, request: InputRequest): void {
   }
 }
 
-export function modernAsk(run: Run, ctx?: ServerContext): Ask {
-  return createAsk(modernEngine(run), run.principal, run.connect, ctx);
+export function replayAsk(run: Run, ctx?: ServerContext): Ask {
+  return createAsk(replayEngine(run), run.principal, run.connect, ctx);
 }
 
-/** The replay engine of one run (the task engine wraps it: tasks/engine.ts). */
-export function modernEngine(run: Run): Engine {
+/** The replay engine of one run (the task engine builds on it: task.ts). */
+export function replayEngine(run: Run): Engine {
   const { journal } = run;
   /** Keys whose response in this round's inputResponses was already taken. */
   const taken = new Set<string>();
