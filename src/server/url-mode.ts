@@ -142,10 +142,7 @@ export async function claimRecentCompletion(
   subject: string,
 ): Promise<string | undefined> {
   const { records } = settings.app;
-  const recent = (await records.byPrincipal(principal))
-    .filter((r) => r.purpose === purpose && r.subject === subject && r.status === 'complete')
-    .sort((a, b) => b.createdAt - a.createdAt);
-  for (const r of recent) {
+  for (const r of await records.completed(principal, purpose, subject)) {
     if (await records.claim(r.id)) return r.id;
   }
   return undefined;

@@ -35,7 +35,11 @@ export interface UrlRecordPort {
   get(id: string): Promise<UrlRecord | undefined>;
   /** Moves a pending record to `status`; undefined if it was not pending. */
   finish(id: string, status: 'complete' | 'declined'): Promise<UrlRecord | undefined>;
-  byPrincipal(principal: string): Promise<UrlRecord[]>;
+  /**
+   * The principal's records for `purpose` and `subject` that ended `complete`, newest first; a
+   * bounded read (an index), never a listing of all the principal's records.
+   */
+  completed(principal: string, purpose: RecordPurpose, subject: string): Promise<UrlRecord[]>;
   /** Counts a completed record once as an answer: true the first time only, on any replica. */
   claim(id: string): Promise<boolean>;
 }
