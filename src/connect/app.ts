@@ -27,54 +27,13 @@ import type { CompletionBus } from './completion.ts';
 import { providerConnection } from './connection.ts';
 import { pagesContext } from './context.ts';
 import type { ConnectLimits } from './limits.ts';
-import type { Login, LoginEvent } from './login.ts';
-import type { Provider, ProviderConfig } from './oauth.ts';
+import type { Provider } from './oauth.ts';
 import { mountOAuthCallback, oauthPage } from './oauth-routes.ts';
+import type { ConnectAppOptions } from './options.ts';
 import { failed, unavailable } from './pages.ts';
 import type { Records } from './records.ts';
 import { mountRecordPosts, secretPage } from './secret-routes.ts';
 import { recordEntryName, type Vault, vaultEntryName } from './vault.ts';
-
-export type ConnectEvent =
-  | { type: 'principal_mismatch'; id: string; record: string; browser: string }
-  | { type: 'unknown_link'; id: string }
-  | { type: 'oauth_refused'; reason: string }
-  | { type: 'csrf_refused'; id: string }
-  | { type: 'completed'; id: string; purpose: string }
-  | { type: 'login_rate_limited'; address: string }
-  /** The store or the completion bus failed (`what`); `error` has the driver's error as cause. */
-  | { type: 'store_failed'; what: 'store' | 'completion bus'; error: unknown }
-  /** A page failed for another reason (the browser got a plain 500 page). */
-  | { type: 'page_failed'; error: unknown }
-  /**
-   * A stored connection stopped working (the provider refused to renew it, or refused the
-   * token): it was removed, so the next ask.connect asks the person again. `error` has the
-   * provider's answer, kept here and never shown to the person.
-   */
-  | { type: 'connection_lost'; principal: string; provider: string; error: unknown }
-  | LoginEvent;
-
-export interface ConnectOptions {
-  /** The public origin of these pages, e.g. https://mcp.example.com (http only on loopback). */
-  readonly baseUrl: string;
-  readonly store: Store;
-  readonly records: Records;
-  readonly vault: Vault;
-  readonly bus: CompletionBus;
-  readonly providers: Readonly<Record<string, ProviderConfig>>;
-  readonly login: Login;
-  readonly log?: (event: ConnectEvent) => void;
-  /** Lifetime of stored tokens and secrets (also after a refresh); default 90 days. */
-  readonly vaultTtlMs?: number;
-  /** Body size, sign-in rate and sign-in transaction limits; see DEFAULT_CONNECT_LIMITS. */
-  readonly limits?: Partial<ConnectLimits>;
-  /**
-   * The client address the sign-in rate limit is kept by. Default: the socket's remote address
-   * when served by @hono/node-server (pass its env to `fetch`). Behind a reverse proxy, return
-   * the address the proxy reports, and make sure only the proxy can reach these pages.
-   */
-  readonly clientAddress?: (req: Request, env: unknown) => string | undefined;
-}
 
 /** The connect pages; also the server's URL-mode port (pass it as createServer's connect.app). */
 export interface ConnectApp extends UrlPort {
@@ -104,7 +63,7 @@ function isStoreFailure(error: unknown): boolean {
 /** createConnectApp was given options it cannot serve safely. */
 export class ConnectConfigError extends ElicitError {}
 
-export function createConnectApp(options: ConnectOptions): ConnectApp {
+export function createConnectApp(options: ConnectAppOptions): ConnectApp {
   const baseUrl = new URL(options.baseUrl);
   const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(baseUrl.hostname);
   if (baseUrl.protocol !== 'https:' && !loopback)

@@ -6,16 +6,16 @@
  */
 import type { Context, Next } from 'hono';
 import { TokenBuckets } from '../kernel/rate-limit.ts';
-import type { ConnectEvent, ConnectOptions } from './app.ts';
 import { readForm } from './body.ts';
 import { AddressBuckets, type ConnectLimits, connectLimits } from './limits.ts';
 import { Provider } from './oauth.ts';
+import type { ConnectAppOptions, ConnectEvent } from './options.ts';
 import { failed, notAvailable, type Who } from './pages.ts';
 import type { UrlRecord } from './records.ts';
 import { type BrowserSession, Sessions, whoOf } from './sessions.ts';
 
 export interface PagesContext {
-  readonly options: ConnectOptions;
+  readonly options: ConnectAppOptions;
   readonly baseUrl: URL;
   readonly sessions: Sessions;
   readonly limits: ConnectLimits;
@@ -53,7 +53,7 @@ export function redirect(location: string): Response {
   });
 }
 
-export function pagesContext(options: ConnectOptions, baseUrl: URL): PagesContext {
+export function pagesContext(options: ConnectAppOptions, baseUrl: URL): PagesContext {
   const sessions = new Sessions(options.store, baseUrl);
   const limits = connectLimits(options.limits);
   const providers = new Map(

@@ -1,11 +1,5 @@
 /** elicit/connect: the web side of URL mode (Node; mount the Hono app beside your MCP endpoint). */
-export {
-  type ConnectApp,
-  ConnectConfigError,
-  type ConnectEvent,
-  type ConnectOptions,
-  createConnectApp,
-} from './app.ts';
+export { type ConnectApp, ConnectConfigError, createConnectApp } from './app.ts';
 export {
   type CompletionBus,
   type CompletionEvent,
@@ -29,6 +23,7 @@ export {
   TokenDestinationError,
   type Tokens,
 } from './oauth.ts';
+export type { ConnectAppOptions, ConnectEvent } from './options.ts';
 export {
   type RecordPurpose,
   type RecordStatus,
@@ -37,3 +32,7 @@ export {
 } from './records.ts';
 export { type ConnectStackOptions, createConnectStack } from './stack.ts';
 export { createVault, type Vault, type VaultEntry, VaultError, vaultEntryName } from './vault.ts';
+
+import type { ConnectAppOptions } from './options.ts';
+/** @deprecated Renamed `ConnectAppOptions` in 0.2 ("connect" alone names nothing); this alias goes in 0.3. */
+export type ConnectOptions = ConnectAppOptions;

@@ -4,12 +4,13 @@
  * result is the server's URL-mode port: `createServer({ connect: { app: stack } })`.
  */
 import type { Keyring } from '../kernel/keyring.ts';
-import { type ConnectApp, type ConnectOptions, createConnectApp } from './app.ts';
+import { type ConnectApp, createConnectApp } from './app.ts';
 import { type CompletionBus, memoryBus } from './completion.ts';
+import type { ConnectAppOptions } from './options.ts';
 import { Records } from './records.ts';
 import { createVault } from './vault.ts';
 
-export interface ConnectStackOptions extends Omit<ConnectOptions, 'records' | 'vault' | 'bus'> {
+export interface ConnectStackOptions extends Omit<ConnectAppOptions, 'records' | 'vault' | 'bus'> {
   /** The vault's keyring (its own keys, not the server's sealing keys). */
   readonly keyring: Keyring;
   /** Completion events; default a memory bus (one process). Across replicas: redisBus(). */

@@ -4,7 +4,7 @@
  * error's text, and `log` gets the error for the operator.
  */
 import { describe, expect, it } from 'vitest';
-import { type ConnectEvent, createConnectApp } from '../../src/connect/app.ts';
+import { type ConnectEvent, createConnectApp } from '../../src/connect/index.ts';
 import type { Login } from '../../src/connect/login.ts';
 import { storeFailure } from '../../src/store/types.ts';
 import { connectState } from '../support/kit.ts';

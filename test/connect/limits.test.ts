@@ -8,7 +8,7 @@ import { request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ConnectOptions, createConnectApp } from '../../src/connect/app.ts';
+import { type ConnectAppOptions, createConnectApp } from '../../src/connect/index.ts';
 import { AddressBuckets, ConnectLimitError, connectLimits } from '../../src/connect/limits.ts';
 import { devLogin } from '../../src/connect/login.ts';
 import { vaultEntryName } from '../../src/connect/vault.ts';
@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 /** Connect pages on a real loopback server; `options` may replace the login, limits, store. */
-async function serve(options: Partial<ConnectOptions> & { store?: Store } = {}) {
+async function serve(options: Partial<ConnectAppOptions> & { store?: Store } = {}) {
   const { server, base } = await loopbackServer();
   servers.push(server);
   const state = connectState(options.store);

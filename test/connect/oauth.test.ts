@@ -4,7 +4,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectApp, ConnectEvent } from '../../src/connect/app.ts';
+import type { ConnectApp, ConnectEvent } from '../../src/connect/index.ts';
 import { devLogin } from '../../src/connect/login.ts';
 import type { Records } from '../../src/connect/records.ts';
 import type { Vault } from '../../src/connect/vault.ts';

@@ -15,8 +15,12 @@ import {
 } from '@modelcontextprotocol/client';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { expect } from 'vitest';
-import { type ConnectApp, type ConnectOptions, createConnectApp } from '../../src/connect/app.ts';
 import { type CompletionBus, memoryBus } from '../../src/connect/completion.ts';
+import {
+  type ConnectApp,
+  type ConnectAppOptions,
+  createConnectApp,
+} from '../../src/connect/index.ts';
 import { devLogin, oidcLogin } from '../../src/connect/login.ts';
 import type { ProviderConfig } from '../../src/connect/oauth.ts';
 import { type RecordPurpose, Records } from '../../src/connect/records.ts';
@@ -151,7 +155,7 @@ export interface ConnectStack {
    * Connect pages on this stack's store, records, vault and bus; by default with the calendar
    * provider and a development login that signs everyone in as `local`.
    */
-  pages(overrides?: Partial<ConnectOptions>): ConnectApp;
+  pages(overrides?: Partial<ConnectAppOptions>): ConnectApp;
   /** What the stack's port serves from now on. */
   route(listener: RequestListener): void;
   close(): Promise<void>;
