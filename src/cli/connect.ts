@@ -15,9 +15,11 @@ import type { TaskCallOptions } from '../client/attach.ts';
 import { identityOf } from '../client/attach.ts';
 import { closable } from '../client/dismiss.ts';
 import { inert } from '../client/inert.ts';
+import { RootList } from '../client/roots.ts';
 import { type Policy, type ScriptedAnswer, scriptedRenderer } from '../client/scripted.ts';
 import type { TaskState } from '../client/tasks.ts';
 import { type TerminalRenderer, terminalRenderer } from '../client/terminal.ts';
+import { needsTask } from '../client/tool-task.ts';
 import type { Renderer } from '../client/types.ts';
 import { ElicitError } from '../errors.ts';
 import {
@@ -38,10 +40,10 @@ import {
   isSessionGone,
 } from './host/errors.ts';
 import { Keys } from './host/keys.ts';
-import { callAsLegacyTask, needsTask } from './host/legacy-task.ts';
 import { HOST_LIMITS, type HostLimits } from './host/limits.ts';
 import { type Era, Link, type ListKind } from './host/link.ts';
 import { removeSaved, renderPrompt, renderResource, renderToolResult } from './host/results.ts';
+import { notADirectory, pathOf, rootOf } from './host/roots.ts';
 import { progressBar, StatusLine } from './host/status.ts';
 import type { AuthProvider, Target } from './host/transport.ts';
 import { type ActiveCall, type HostUi, hostRenderer } from './host/url-wait.ts';
@@ -244,6 +246,7 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
   let templates: Template[] = [];
   const links = new Map<string, string>();
   const threshold = LOG_LEVELS.indexOf(o.logLevel ?? 'info');
+  const roots = new RootList((o.roots ?? []).map(rootOf));
   const link = new Link({
     target: o.target,
     era: o.era,
@@ -272,10 +275,11 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
       menu?.abort();
     },
     sampling: {
-      roots: o.roots,
       // Scripted runs decline: no one is there to write a reply.
       reply: o.interactive ? writeReply : undefined,
+      model: 'a person at elicit connect',
     },
+    roots,
     onClosed: () => {
       if (link.isStdio) {
         const child = link.child();
@@ -296,11 +300,7 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
     options: RequestOptions & TaskCallOptions,
   ) {
     const tool = lists.tools.find((t) => t.name === name);
-    if (link.client.getProtocolEra() === 'legacy' && needsTask(tool))
-      return (await callAsLegacyTask(link.client, { name, arguments: args }, options)) as Awaited<
-        ReturnType<typeof link.elicit.callTool>
-      >;
-    return link.elicit.callTool({ name, arguments: args }, options);
+    return link.elicit.callTool({ name, arguments: args }, { ...options, asTask: needsTask(tool) });
   }
 
   /** A server asks for a model's reply (sampling): the person reads the request and writes it. */
@@ -603,6 +603,68 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
     if (saved !== undefined) out(`Removed the files saved during this session (${saved}).`);
   }
 
+  /**
+   * The Roots screen: the directories the server may work in, one to remove or a new one to
+   * add; every change is sent to the server (notifications/roots/list_changed).
+   */
+  async function rootsScreen(): Promise<void> {
+    for (;;) {
+      const current = roots.roots;
+      ui.promptStart();
+      let choice: unknown;
+      let dir: unknown;
+      try {
+        choice = await p.select({
+          ...io,
+          message:
+            current.length === 0
+              ? 'Roots: no directory yet'
+              : `Roots: the server may work in ${current.length === 1 ? 'this directory' : `these ${current.length} directories`}`,
+          options: [
+            ...current.map((r) => ({
+              value: `-\u0000${r.uri}`,
+              label: `Remove ${inert(pathOf(r), 100, false)}`,
+            })),
+            { value: '+\u0000', label: 'Add a directory' },
+            { value: 'b\u0000', label: 'Back' },
+          ],
+        });
+        if (!p.isCancel(choice) && String(choice).startsWith('+'))
+          dir = await p.text({
+            ...io,
+            message: 'Directory to add',
+            placeholder: process.cwd(),
+            validate: (v) => notADirectory(v === undefined || v === '' ? process.cwd() : v),
+          });
+      } finally {
+        ui.promptEnd();
+      }
+      if (p.isCancel(choice) || String(choice).startsWith('b')) return;
+      if (p.isCancel(dir)) continue;
+      const [action, uri = ''] = String(choice).split('\u0000');
+      try {
+        if (action === '+') {
+          const root = rootOf(dir === undefined || dir === '' ? process.cwd() : String(dir));
+          await roots.add(root);
+          p.log.success(
+            `Added ${inert(pathOf(root), 100, false)}; the server was told the roots changed.`,
+            io,
+          );
+        } else if (await roots.remove(uri)) {
+          p.log.success(
+            `Removed ${inert(pathOf({ uri }), 100, false)}; the server was told the roots changed.`,
+            io,
+          );
+        }
+      } catch (error) {
+        p.log.error(
+          `The roots could not be changed: ${error instanceof ElicitError ? error.message : describeFailure(error)}`,
+          io,
+        );
+      }
+    }
+  }
+
   async function menuLoop(): Promise<number> {
     let lastChoice: string | undefined;
     for (;;) {
@@ -647,6 +709,11 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
           label: `link: ${inert(name, 60, false)}`,
           hint: inert(uri, 80, false),
         })),
+        {
+          value: 'R\u0000',
+          label: 'Roots',
+          hint: `${roots.roots.length === 1 ? '1 directory' : `${roots.roots.length} directories`} the server may work in; add or remove`,
+        },
         { value: 'q\u0000', label: 'Quit' },
       ];
       ui.promptStart();
@@ -678,7 +745,9 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
       const [kind, name = ''] = String(choice).split('\u0000');
       if (kind === 'q') return 0;
       try {
-        if (kind === 't') {
+        if (kind === 'R') {
+          await rootsScreen();
+        } else if (kind === 't') {
           const tool = lists.tools.find((t) => t.name === name) as Named;
           const args = await askArguments(tool, tool.inputSchema, terminal, io);
           if (args === undefined) continue;

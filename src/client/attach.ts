@@ -34,6 +34,7 @@ import {
   TaskRefused,
   type TaskState,
 } from './tasks.ts';
+import { callToolAsTask } from './tool-task.ts';
 import type { ServerIdentity } from './types.ts';
 
 /** Following tasks (2026-07-28, the `io.modelcontextprotocol/tasks` extension). */
@@ -47,6 +48,16 @@ export interface TaskOptions {
 export interface TaskCallOptions {
   readonly signal?: AbortSignal;
   readonly onTask?: (state: TaskState) => void;
+}
+
+/** Per tool call, beyond the SDK's request options and TaskCallOptions. */
+export interface ToolCallOptions extends TaskCallOptions {
+  /**
+   * On a 2025-11-25 session, call the tool as a task (`tools/call` with `task`, polled, then
+   * `tasks/result`): for tools whose `execution.taskSupport` is `"required"` (see `needsTask`)
+   * or `"optional"`. Ignored on 2026-07-28, where the server decides.
+   */
+  readonly asTask?: boolean;
 }
 
 export interface AttachOptions extends PipelineOptions {
@@ -79,7 +90,7 @@ export interface ElicitClient {
    */
   callTool(
     params: CallToolParams,
-    options?: CallToolOptions & TaskCallOptions,
+    options?: CallToolOptions & ToolCallOptions,
   ): ReturnType<Client['callTool']>;
   /**
    * Runs `send` (any request); when the server answers with a task, follows it and resolves
@@ -271,8 +282,20 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
   // A tool call that became a task: its inlined result must be a tool result.
   const callOnce = async (
     params: CallToolParams,
-    callOptions?: CallToolOptions & TaskCallOptions,
+    callOptions?: CallToolOptions & ToolCallOptions,
   ) => {
+    if (callOptions?.asTask === true && client.getProtocolEra() === 'legacy') {
+      const result = await callToolAsTask(client, params, {
+        signal: callOptions.signal,
+        onTask: callOptions.onTask,
+        limits: tasks?.limits,
+        requestTimeoutMs: tasks?.requestTimeoutMs,
+        ...(callOptions.timeout === undefined ? {} : { resultTimeoutMs: callOptions.timeout }),
+      });
+      if (!isCallToolResult(result))
+        throw new TaskRefused('The task completed with a result that is not a tool result.');
+      return result;
+    }
     let followed = false;
     const result = await followTasks(() => client.callTool(params, callOptions), {
       signal: callOptions?.signal,

@@ -6,6 +6,7 @@ export {
   identityOf,
   type TaskCallOptions,
   type TaskOptions,
+  type ToolCallOptions,
 } from './attach.ts';
 export { inert } from './inert.ts';
 export { answerInputRequests, completeByDefault } from './mrtr.ts';
@@ -18,6 +19,21 @@ export {
   type RequestContext,
 } from './pipeline.ts';
 export { DEFAULT_RATE_LIMIT, type RateLimit } from './rate-limit.ts';
+export {
+  DEFAULT_ROOT_LIMITS,
+  type Root,
+  RootInvalid,
+  type RootLimits,
+  RootList,
+} from './roots.ts';
+export {
+  attachSampling,
+  describeSampling,
+  SAMPLING_DECLINED,
+  type SampleReply,
+  type SamplingOptions,
+  type SamplingView,
+} from './sampling.ts';
 export {
   describeForm,
   describeUrl,
@@ -55,6 +71,7 @@ export {
   TaskTimeout,
   type TaskWire,
 } from './tasks.ts';
+export { callToolAsTask, needsTask, type ToolTaskOptions } from './tool-task.ts';
 export type {
   ClientEvent,
   FormRequest,

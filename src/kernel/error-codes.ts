@@ -91,6 +91,7 @@ export const ELICIT_TASK_FAILED = 'ELICIT_TASK_FAILED';
 export const ELICIT_TASK_CANCELLED = 'ELICIT_TASK_CANCELLED';
 export const ELICIT_TASK_REFUSED = 'ELICIT_TASK_REFUSED';
 export const ELICIT_TASK_TIMEOUT = 'ELICIT_TASK_TIMEOUT';
+export const ELICIT_ROOT_INVALID = 'ELICIT_ROOT_INVALID';
 export const ELICIT_SIGNIN_UNSAFE_URL = 'ELICIT_SIGNIN_UNSAFE_URL';
 export const ELICIT_SIGNIN_STATE = 'ELICIT_SIGNIN_STATE';
 export const ELICIT_SIGNIN_NO_FLOW = 'ELICIT_SIGNIN_NO_FLOW';
@@ -456,6 +457,12 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
     meaning:
       'A followed task did not end within limits.maxPolls or limits.maxWaitMs; the client sent tasks/cancel.',
   },
+  [ELICIT_ROOT_INVALID]: {
+    part: 'client',
+    reach: 'local',
+    meaning:
+      'A root given to RootList is not a file: URI, or the list is over limits.maxRoots or a URI over limits.maxUriLength; the roots were not changed.',
+  },
   [ELICIT_SIGNIN_UNSAFE_URL]: {
     part: 'cli',
     reach: 'local',
@@ -640,6 +647,7 @@ export type ElicitErrorCode =
   | typeof ELICIT_TASK_CANCELLED
   | typeof ELICIT_TASK_REFUSED
   | typeof ELICIT_TASK_TIMEOUT
+  | typeof ELICIT_ROOT_INVALID
   | typeof ELICIT_SIGNIN_UNSAFE_URL
   | typeof ELICIT_SIGNIN_STATE
   | typeof ELICIT_SIGNIN_NO_FLOW

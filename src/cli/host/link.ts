@@ -5,6 +5,8 @@
 
 import { Client, type StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { attachElicitation, type ElicitClient } from '../../client/attach.ts';
+import type { RootList } from '../../client/roots.ts';
+import { attachSampling, type SamplingOptions } from '../../client/sampling.ts';
 import type { Renderer } from '../../client/types.ts';
 import { ELICIT_HOST_CONNECT, ELICIT_HOST_SIGNIN } from '../../kernel/error-codes.ts';
 import { MODERN_REVISION } from '../../kernel/revision.ts';
@@ -12,7 +14,6 @@ import { TerminalAuthProvider } from '../auth.ts';
 import { openInBrowser } from '../open.ts';
 import { type ChildState, describeFailure, HostError } from './errors.ts';
 import type { HostLimits } from './limits.ts';
-import { installSampling, type SamplingOptions } from './sampling.ts';
 import {
   type AuthProvider,
   createTransport,
@@ -40,8 +41,10 @@ export interface LinkOptions {
   readonly onSigningIn?: () => void;
   /** The transport closed without us asking (server exited or went away). */
   readonly onClosed?: () => void;
-  /** Sampling (the person writes the reply) and roots (`--root`). */
+  /** Sampling: the person writes the reply (declined without `reply`). */
   readonly sampling?: SamplingOptions;
+  /** Roots (`--root`, changed from the menu): one list across reconnects. */
+  readonly roots?: RootList;
 }
 
 export class Link {
@@ -96,7 +99,8 @@ export class Link {
       // Long tools may run as tasks: followed to their end, questions and all.
       tasks: { limits: o.limits.tasks },
     });
-    installSampling(client, o.sampling ?? {});
+    attachSampling(client, o.sampling);
+    o.roots?.attach(client);
     client.setVersionNegotiation({
       mode: o.era === 'auto' ? 'auto' : o.era === 'legacy' ? 'legacy' : { pin: MODERN_REVISION },
     });
