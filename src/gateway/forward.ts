@@ -236,6 +236,24 @@ async function rounds(
   );
 }
 
+/**
+ * The pages of a -32042 (URL elicitation required), or undefined for any other error. Only a
+ * 2025 server answers it: on 2026-07-28 the SDK refuses to send it (a server asks for a page
+ * with a URL input request there, which reaches the host or the inbox as any other question).
+ */
+function urlRequired(error: unknown): Page[] | undefined {
+  if (error instanceof UrlElicitationRequiredError) return error.elicitations;
+  // The client's and the server's packages may each carry their own class: the code decides.
+  const e = error as { code?: unknown; data?: { elicitations?: unknown } } | null;
+  if (e?.code !== URL_REQUIRED_CODE || !Array.isArray(e.data?.elicitations)) return undefined;
+  return e.data.elicitations as Page[];
+}
+
+/** One page of a -32042. */
+type Page = { url: string; message: string; elicitationId: string };
+
+const URL_REQUIRED_CODE = -32042;
+
 function takeToken(host: ForwardHost, ctx: ServerContext): boolean {
   const server = host.upstream.client.getServerVersion()?.name ?? '';
   // Both parts may be chosen by a peer (a resolver's principal, the server's own name).
@@ -601,7 +619,8 @@ async function held(
 ): Promise<unknown> {
   const principal = host.principalOf(ctx);
   const modernHost = eraOf(ask.revision) === 'modern';
-  // A -32042 from the server: each page asked of the host, then the call made again.
+  // A -32042 from the server: each page asked of the host or shown in the inbox, then the call
+  // made again.
   for (let attempt = 0; attempt <= host.maxRounds; attempt++) {
     const id = await ask.step(`h${attempt}`, () => startHeld(host, method, call, ctx).id);
     const current: HeldCall = host.held.get(id, principal);
@@ -616,10 +635,17 @@ async function held(
           return event.result;
         }
         if (event.kind === 'error') {
-          if (modernHost && event.error instanceof UrlElicitationRequiredError) {
+          const required = urlRequired(event.error);
+          if (required !== undefined && pagesReach(host, ask)) {
             // Replays of this conversation read this attempt's end again, then go on.
             current.release();
-            await pages(host, ask, `p${attempt}`, event.error, ctx.mcpReq.signal);
+            await pages(
+              host,
+              ask,
+              `p${attempt}`,
+              new UrlElicitationRequiredError(required as never),
+              ctx.mcpReq.signal,
+            );
             break;
           }
           current.expire('finished');
@@ -695,9 +721,35 @@ async function answerHeld(
 }
 
 /**
- * The pages of a -32042, asked of a 2026-07-28 host one by one; all must be accepted. The host
- * retries once the person is done; the call is made again once the server says each page is
- * complete (or after `pageWaitMs`, when the server may still know better).
+ * Whether the gateway takes the pages of a -32042 itself: shown in the inbox where the host
+ * cannot show pages (or a rule says `inbox`), asked as URL rounds of a 2026-07-28 host that can.
+ * Otherwise the -32042 reaches the host as it is: a 2025-11-25 host that shows pages runs its
+ * own retry (the server's completion notification is forwarded to it); a host nothing can reach
+ * reads the error.
+ */
+function pagesReach(host: ForwardHost, ask: Ask): boolean {
+  return pagesToInbox(host, ask) || (eraOf(ask.revision) === 'modern' && ask.can('url'));
+}
+
+function pagesToInbox(host: ForwardHost, ask: Ask): boolean {
+  if (host.inbox === undefined) return false;
+  if (!ask.can('url')) return true;
+  return (
+    host.policy !== undefined &&
+    decide(host.policy, {
+      server: serverName(host),
+      tool: host.tool ?? '',
+      mode: 'url',
+      fields: [],
+    }).action === 'inbox'
+  );
+}
+
+/**
+ * The pages of a -32042, asked of the person one by one (in the inbox, or as URL rounds of a
+ * 2026-07-28 host); all must be accepted, else the host reads the -32042. The call is made again
+ * once the server says each page is complete (or after `pageWaitMs`, when the server may still
+ * know better).
  */
 async function pages(
   host: ForwardHost,
@@ -706,12 +758,23 @@ async function pages(
   error: UrlElicitationRequiredError,
   signal: AbortSignal,
 ): Promise<void> {
+  const inbox = pagesToInbox(host, ask);
   let i = 0;
   for (const e of error.elicitations) {
+    const key = `${prefix}.${i++}`;
     const analysis = analyzeUrl(e.url);
     if (analysis.href === undefined) throw error;
-    const r = await ask.url(`${prefix}.${i++}`, { message: e.message, url: analysis.href });
-    if (r.action !== 'accept') throw error;
+    const outcome = inbox
+      ? await ask.step(`i.${key}`, () => urlViaInbox(host, analysis, e.message))
+      : { action: (await ask.url(key, { message: e.message, url: analysis.href })).action };
+    await audit(host, ask, key, {
+      mode: 'url',
+      message: e.message,
+      url: analysis.href,
+      by: inbox ? 'inbox' : 'host',
+      outcome,
+    });
+    if (outcome.action !== 'accept') throw error;
   }
   for (const e of error.elicitations)
     await host.upstream.completion(e.elicitationId, host.pageWaitMs, signal);
