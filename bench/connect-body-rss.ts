@@ -10,7 +10,7 @@ import { getRequestListener } from '@hono/node-server';
 import { createConnectApp } from '../src/connect/app.ts';
 import { memoryBus } from '../src/connect/completion.ts';
 import { devLogin } from '../src/connect/login.ts';
-import { Records } from '../src/connect/records.ts';
+import { UrlRecords } from '../src/connect/records.ts';
 import { createVault } from '../src/connect/vault.ts';
 import { generateKeySecret } from '../src/server/seal.ts';
 import { memoryStore } from '../src/store/index.ts';
@@ -23,7 +23,7 @@ const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const app = createConnectApp({
   baseUrl: base,
   store,
-  records: new Records(store),
+  records: new UrlRecords(store),
   vault: createVault(store, { keys: [{ id: 'v', secret: generateKeySecret() }] }),
   bus: memoryBus(),
   login: devLogin(),

@@ -14,7 +14,7 @@ import { Redis } from 'ioredis';
 import { createConnectApp } from '../src/connect/app.ts';
 import { memoryBus } from '../src/connect/completion.ts';
 import { devLogin } from '../src/connect/login.ts';
-import { Records } from '../src/connect/records.ts';
+import { UrlRecords } from '../src/connect/records.ts';
 import { createVault } from '../src/connect/vault.ts';
 import { generateKeySecret } from '../src/server/seal.ts';
 import { memoryStore, redisStore, type Store, sqliteStore } from '../src/store/index.ts';
@@ -34,7 +34,7 @@ const fields = {
  * (as its expiry would), so the store stays the same size however long the case runs.
  */
 function ours(store: Store): () => Promise<unknown> {
-  const records = new Records(store);
+  const records = new UrlRecords(store);
   return async () => {
     const r = await records.create({ ...fields, principal: 'iss|alice' });
     await records.get(r.id);
@@ -125,7 +125,7 @@ export default async function run(): Promise<Row[]> {
   // Memory per pending record in the memory driver.
   const heap = heapAfterGc;
   const counted = memoryStore();
-  const records = new Records(counted);
+  const records = new UrlRecords(counted);
   // A first batch settles the heap (and whatever earlier cases left behind); the second is measured.
   for (let i = 0; i < 20_000; i++)
     await records.create({ ...fields, principal: `iss|user-${i % 100}` });
@@ -144,7 +144,7 @@ export default async function run(): Promise<Row[]> {
 
   // Connect-page requests per second on loopback (a signed-in browser loading the secret form).
   const store = memoryStore();
-  const recs = new Records(store);
+  const recs = new UrlRecords(store);
   const http = createServer();
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;

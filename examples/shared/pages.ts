@@ -13,7 +13,7 @@ import {
   devLogin,
   memoryBus,
   type ProviderConfig,
-  Records,
+  UrlRecords,
 } from '../../src/connect/index.ts';
 import { type ElicitServer, generateKeySecret, httpEntry } from '../../src/server/index.ts';
 import { memoryStore } from '../../src/store/index.ts';
@@ -24,7 +24,7 @@ export function pages(base: string, providers: Record<string, ProviderConfig> = 
   return createConnectApp({
     baseUrl: base,
     store,
-    records: new Records(store),
+    records: new UrlRecords(store),
     vault: createVault(store, { keys: [{ id: 'story', secret: generateKeySecret() }] }),
     bus: memoryBus(),
     login: devLogin({ fixedPrincipal: 'local' }), // production: oidcLogin({ issuer, clientId, … })

@@ -16,7 +16,7 @@ import { identityOf } from '../client/attach.ts';
 import { closable } from '../client/dismiss.ts';
 import { inert } from '../client/inert.ts';
 import { RootList } from '../client/roots.ts';
-import { type Policy, type ScriptedAnswer, scriptedRenderer } from '../client/scripted.ts';
+import { type ScriptedAnswer, type ScriptedPolicy, scriptedRenderer } from '../client/scripted.ts';
 import type { TaskState } from '../client/tasks.ts';
 import { type TerminalRenderer, terminalRenderer } from '../client/terminal.ts';
 import { needsTask } from '../client/tool-task.ts';
@@ -67,7 +67,7 @@ export interface ConnectOptions {
   readonly era: Era;
   readonly interactive: boolean;
   readonly answers?: readonly ScriptedAnswer[];
-  readonly policy?: Policy;
+  readonly policy?: ScriptedPolicy;
   /** Scripted runs: open URL-mode pages (through ELICIT_BROWSER or the system browser). */
   readonly openUrls?: boolean;
   /** Non-interactive: the tools to call, in order, with their arguments. */

@@ -27,10 +27,10 @@ import {
 import { installTaskReceiver, type TaskReceiverLimits } from './task-receiver.ts';
 import { createdTask, hookTaskResults, sdkTaskWire } from './task-wire.ts';
 import {
+  type FollowTaskLimits,
   followTask,
   TASKS_EXTENSION,
   type TaskAnswerer,
-  type TaskLimits,
   TaskRefused,
   type TaskState,
 } from './tasks.ts';
@@ -38,8 +38,8 @@ import { callToolAsTask } from './tool-task.ts';
 import type { ServerIdentity } from './types.ts';
 
 /** Following tasks (2026-07-28, the `io.modelcontextprotocol/tasks` extension). */
-export interface TaskOptions {
-  readonly limits?: Partial<TaskLimits>;
+export interface AttachTaskOptions {
+  readonly limits?: Partial<FollowTaskLimits>;
   /** Each tasks/get, tasks/update and tasks/cancel request; default 30 s. */
   readonly requestTimeoutMs?: number;
 }
@@ -74,7 +74,7 @@ export interface AttachOptions extends PipelineOptions {
    * Declare the tasks extension and follow the tasks a server answers with (poll, answer their
    * questions, return the result). Default off; elicit's own hosts turn it on.
    */
-  readonly tasks?: boolean | TaskOptions;
+  readonly tasks?: boolean | AttachTaskOptions;
 }
 
 type CallToolParams = Parameters<Client['callTool']>[0];
@@ -140,7 +140,7 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
   const elicitation: Record<string, Record<string, never>> = {};
   if (pipeline.modes.form) elicitation.form = {};
   if (pipeline.modes.url) elicitation.url = {};
-  const tasks: TaskOptions | undefined =
+  const tasks: AttachTaskOptions | undefined =
     options.tasks === true ? {} : options.tasks === false ? undefined : options.tasks;
   // On 2026-07-28 the SDK sends these capabilities with every request.
   client.registerCapabilities({

@@ -1,11 +1,11 @@
 /**
  * A renderer that answers from a script or a policy: for tests, CI and agents. It writes what
  * a person would have seen to `log`, so a non-interactive run still shows every request. Answers
- * go through a FormSession, as a person's would in the other renderers.
+ * go through a FormState, as a person's would in the other renderers.
  */
 import type { Field } from '../schema/index.ts';
+import { FormState } from './form-state.ts';
 import { inert } from './inert.ts';
-import { FormSession } from './session.ts';
 import type {
   ClientEvent,
   FormRequest,
@@ -15,7 +15,7 @@ import type {
   UrlResponse,
 } from './types.ts';
 
-export type Policy = 'accept-defaults' | 'decline' | 'cancel';
+export type ScriptedPolicy = 'accept-defaults' | 'decline' | 'cancel';
 
 export interface ScriptedAnswer {
   /** Answer only a request whose message contains this text. */
@@ -29,7 +29,7 @@ export interface ScriptedOptions {
   /** Consumed in order (the first one that matches). */
   readonly answers?: readonly ScriptedAnswer[];
   /** For requests no answer matches; default `accept-defaults`. */
-  readonly policy?: Policy;
+  readonly policy?: ScriptedPolicy;
   /** URL requests: open them (`open`, after showing the consent screen) or `decline`. Default decline. */
   readonly urls?: 'open' | 'decline';
   readonly log?: (line: string) => void;
@@ -73,7 +73,7 @@ export function describeForm(request: FormRequest): string[] {
 }
 
 function enter(
-  session: FormSession,
+  session: FormState,
   content: Readonly<Record<string, unknown>>,
   log: (line: string) => void,
 ): void {
@@ -110,7 +110,7 @@ export function scriptedRenderer(options: ScriptedOptions = {}): Renderer {
       }
       // The content is entered into the form as a person would: on top of the defaults and the
       // previous attempt; while it has problems, the next matching answer corrects it.
-      const session = new FormSession(request);
+      const session = new FormState(request);
       while (scripted?.content !== undefined) {
         enter(session, scripted.content, log);
         const problems = session.problems();

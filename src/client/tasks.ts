@@ -39,7 +39,7 @@ export interface TaskState {
 }
 
 /** Every bound on what a server can make a followed task cost. */
-export interface TaskLimits {
+export interface FollowTaskLimits {
   /** Poll interval used when the server names none; default 1 s. */
   readonly defaultPollMs: number;
   /** The server's `pollIntervalMs` is clamped into [minPollMs, maxPollMs]; default 200 ms … 30 s. */
@@ -63,7 +63,7 @@ export interface TaskLimits {
   readonly maxErrorChars: number;
 }
 
-export const DEFAULT_TASK_LIMITS: TaskLimits = Object.freeze({
+export const DEFAULT_FOLLOW_TASK_LIMITS: FollowTaskLimits = Object.freeze({
   defaultPollMs: 1_000,
   minPollMs: 200,
   maxPollMs: 30_000,
@@ -109,7 +109,7 @@ export interface FollowOptions {
   readonly signal?: AbortSignal;
   /** Called on creation and after every poll. */
   readonly onStatus?: (state: TaskState) => void;
-  readonly limits?: Partial<TaskLimits>;
+  readonly limits?: Partial<FollowTaskLimits>;
 }
 
 /** The task ended in `failed`: `error` is the inlined JSON-RPC error (message inert). */
@@ -163,8 +163,8 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 const TASK_ID = /^[\x21-\x7e]+$/;
 
 /** The task id of a `CreateTaskResult`, checked against the limits (TaskRefused otherwise). */
-export function taskIdOf(created: unknown, limits: Partial<TaskLimits> = {}): string {
-  const max = limits.maxTaskIdLength ?? DEFAULT_TASK_LIMITS.maxTaskIdLength;
+export function taskIdOf(created: unknown, limits: Partial<FollowTaskLimits> = {}): string {
+  const max = limits.maxTaskIdLength ?? DEFAULT_FOLLOW_TASK_LIMITS.maxTaskIdLength;
   const id = isObject(created) ? created.taskId : undefined;
   if (typeof id !== 'string' || id.length === 0)
     throw new TaskRefused('The server answered with a task but no taskId; nothing to follow.');
@@ -214,7 +214,7 @@ export async function followTask(
   answer: TaskAnswerer,
   options: FollowOptions = {},
 ): Promise<Record<string, unknown>> {
-  const limits: TaskLimits = { ...DEFAULT_TASK_LIMITS, ...options.limits };
+  const limits: FollowTaskLimits = { ...DEFAULT_FOLLOW_TASK_LIMITS, ...options.limits };
   const taskId = taskIdOf(created, limits);
   const deadline = Date.now() + limits.maxWaitMs;
   const own = new AbortController();

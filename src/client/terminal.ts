@@ -3,15 +3,15 @@
  * a terminal. Shows which server asks and why, every field type with defaults pre-filled and
  * errors inline, a review step, and a URL consent screen with the site highlighted and warnings
  * on top. Esc or Ctrl+C cancels anywhere; at the review and consent steps `d` declines and `c`
- * cancels. Form state lives in a FormSession, shared with the other renderers.
+ * cancels. Form state lives in a FormState, shared with the other renderers.
  */
 import type { Readable, Writable } from 'node:stream';
 import { styleText } from 'node:util';
 import * as p from '@clack/prompts';
 import { applyDefaults, type CompiledSchema, type Field, formatHint } from '../schema/index.ts';
 import { closable } from './dismiss.ts';
+import { FormState } from './form-state.ts';
 import { inert } from './inert.ts';
-import { FormSession } from './session.ts';
 import type {
   ClientEvent,
   FormRequest,
@@ -146,11 +146,7 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
     return parts.length === 0 ? '' : paint('dim', ` (${parts.join(', ')})`);
   }
 
-  async function ask(
-    session: FormSession,
-    f: Field,
-    signal?: AbortSignal,
-  ): Promise<'ok' | 'cancel'> {
+  async function ask(session: FormState, f: Field, signal?: AbortSignal): Promise<'ok' | 'cancel'> {
     const label = `${session.label(f)}${hint(f)}`;
     const description =
       f.description === undefined ? '' : `\n${paint('dim', inert(f.description, 500))}`;
@@ -243,7 +239,7 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
   ): Promise<FormResponse> {
     p.log.step(wording.title, { output });
     if (wording.message !== '') p.log.message(wording.message, { output });
-    const session = new FormSession(request);
+    const session = new FormState(request);
     if (wording.decline) for (const c of session.cautions()) p.log.warn(c, { output });
     for (const f of session.fields) {
       const error = session.error(f.name);

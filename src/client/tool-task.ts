@@ -11,9 +11,9 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { inert } from './inert.ts';
 import {
-  DEFAULT_TASK_LIMITS,
+  DEFAULT_FOLLOW_TASK_LIMITS,
+  type FollowTaskLimits,
   TaskCancelled,
-  type TaskLimits,
   TaskRefused,
   type TaskState,
   type TaskStatus,
@@ -48,7 +48,7 @@ export interface ToolTaskOptions {
   readonly signal?: AbortSignal;
   /** Called on creation and after every poll. */
   readonly onTask?: (state: TaskState) => void;
-  readonly limits?: Partial<TaskLimits>;
+  readonly limits?: Partial<FollowTaskLimits>;
   /** The task's requested time to live; default 10 minutes. */
   readonly ttlMs?: number;
   /** Each `tools/call`, `tasks/get` and `tasks/cancel`; default 30 s. */
@@ -71,7 +71,7 @@ export async function callToolAsTask(
   params: { readonly name: string; readonly arguments?: Record<string, unknown> },
   options: ToolTaskOptions = {},
 ): Promise<Record<string, unknown>> {
-  const limits: TaskLimits = { ...DEFAULT_TASK_LIMITS, ...options.limits };
+  const limits: FollowTaskLimits = { ...DEFAULT_FOLLOW_TASK_LIMITS, ...options.limits };
   const timeout = options.requestTimeoutMs ?? 30_000;
   const outer = options.signal;
   const request = (method: string, p: Record<string, unknown>, long = false) =>

@@ -31,7 +31,7 @@ import type { Provider } from './oauth.ts';
 import { mountOAuthCallback, oauthPage } from './oauth-routes.ts';
 import type { ConnectAppOptions } from './options.ts';
 import { failed, unavailable } from './pages.ts';
-import type { Records } from './records.ts';
+import type { UrlRecords } from './records.ts';
 import { mountRecordPosts, secretPage } from './secret-routes.ts';
 import { recordEntryName, type Vault, vaultEntryName } from './vault.ts';
 
@@ -39,7 +39,7 @@ import { recordEntryName, type Vault, vaultEntryName } from './vault.ts';
 export interface ConnectApp extends UrlPort {
   readonly app: Hono;
   readonly store: Store;
-  readonly records: Records;
+  readonly records: UrlRecords;
   readonly vault: Vault;
   readonly bus: CompletionBus;
   /** Serves a request; `env` is the server's bindings (@hono/node-server: `{ incoming }`). */

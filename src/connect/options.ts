@@ -8,7 +8,7 @@ import type { CompletionBus } from './completion.ts';
 import type { ConnectLimits } from './limits.ts';
 import type { Login, LoginEvent } from './login.ts';
 import type { ProviderConfig } from './oauth.ts';
-import type { Records } from './records.ts';
+import type { UrlRecords } from './records.ts';
 import type { Vault } from './vault.ts';
 
 export type ConnectEvent =
@@ -35,7 +35,7 @@ export interface ConnectAppOptions {
   /** The public origin of these pages, e.g. https://mcp.example.com (http only on loopback). */
   readonly baseUrl: string;
   readonly store: Store;
-  readonly records: Records;
+  readonly records: UrlRecords;
   readonly vault: Vault;
   readonly bus: CompletionBus;
   readonly providers: Readonly<Record<string, ProviderConfig>>;

@@ -41,7 +41,7 @@ export function isRecordId(id: string): boolean {
   return ID.test(id);
 }
 
-export class Records implements UrlRecordPort {
+export class UrlRecords implements UrlRecordPort {
   readonly store: Store;
   readonly ttlMs: number;
   constructor(store: Store, ttlMs = 15 * 60_000) {

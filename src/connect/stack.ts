@@ -7,7 +7,7 @@ import type { Keyring } from '../kernel/keyring.ts';
 import { type ConnectApp, createConnectApp } from './app.ts';
 import { type CompletionBus, memoryBus } from './completion.ts';
 import type { ConnectAppOptions } from './options.ts';
-import { Records } from './records.ts';
+import { UrlRecords } from './records.ts';
 import { createVault } from './vault.ts';
 
 export interface ConnectStackOptions extends Omit<ConnectAppOptions, 'records' | 'vault' | 'bus'> {
@@ -23,7 +23,7 @@ export function createConnectStack(options: ConnectStackOptions): ConnectApp {
   const { keyring, bus, recordTtlMs, ...pages } = options;
   return createConnectApp({
     ...pages,
-    records: new Records(options.store, recordTtlMs),
+    records: new UrlRecords(options.store, recordTtlMs),
     vault: createVault(options.store, keyring),
     bus: bus ?? memoryBus(),
   });

@@ -13,5 +13,10 @@ export {
 export { memoryStore } from './memory.ts';
 export { type PostgresStoreOptions, postgresStore } from './postgres.ts';
 export { type RedisStoreOptions, redisStore } from './redis.ts';
-export { type SqliteOptions, sqliteStore } from './sqlite.ts';
+export { type SqliteStoreOptions, sqliteStore } from './sqlite.ts';
 export { type Json, type PutOptions, type Store, type Stored, StoreError } from './types.ts';
+
+// Deprecated spellings (CHANGELOG.md), kept for one minor version: they go in 0.3.
+import type { SqliteStoreOptions } from './sqlite.ts';
+/** @deprecated Renamed `SqliteStoreOptions` in 0.2 (as `RedisStoreOptions`, `PostgresStoreOptions`). */
+export type SqliteOptions = SqliteStoreOptions;

@@ -26,7 +26,7 @@ import {
   type TagCap,
 } from './types.ts';
 
-export interface SqliteOptions {
+export interface SqliteStoreOptions {
   /** File path, or ':memory:'. */
   readonly path: string;
   readonly now?: () => number;
@@ -109,7 +109,7 @@ function migrate(db: DatabaseSync): void {
   }
 }
 
-export async function sqliteStore(options: SqliteOptions): Promise<Store> {
+export async function sqliteStore(options: SqliteStoreOptions): Promise<Store> {
   const { DatabaseSync: Database } = await import('node:sqlite');
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
   const { maxBytes } = options;

@@ -3,15 +3,16 @@
  * defaults pre-filled, inline validation with the schema core's messages, a review state, and
  * Submit / Decline / Cancel (Escape = cancel; with typed input it asks first). Emits one
  * `elicit-response` event with `{action, content}`; `content` is validated before the event
- * fires. Server text is only ever set as text. The form's state is a FormSession
+ * fires. Server text is only ever set as text. The form's state is a FormState
  * (elicit/client), as in the other renderers.
  *
  * Errors appear when the person asks to review, and each stays until the field is changed again
  * (re-checked as they type): leaving a field never moves the layout, so a click that starts on
  * a button ends on it.
  */
+
+import { FormState } from '../client/form-state.ts';
 import { inert } from '../client/inert.ts';
-import { FormSession } from '../client/session.ts';
 import { type CompiledSchema, compileSchema, type Field, formatHint } from '../schema/index.ts';
 import { ElicitElement } from './base.ts';
 import { confusablesReady, loadConfusables, needsConfusables } from './confusables-lazy.ts';
@@ -39,7 +40,7 @@ let uid = 0;
 
 export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
   #request: FormElementRequest | undefined;
-  #session: FormSession | undefined;
+  #session: FormState | undefined;
   #reviewing = false;
   /** The person changed something since the request arrived. */
   #touched = false;
@@ -66,7 +67,7 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
     if (request !== undefined && !this.#loaded(request)) return;
     if (request !== undefined) {
       try {
-        this.#session = new FormSession({
+        this.#session = new FormState({
           schema: request.schema ?? compileSchema(request.requestedSchema),
           issues: request.issues ?? [],
           ...(request.initial === undefined ? {} : { initial: request.initial }),
@@ -263,7 +264,7 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
     return b;
   }
 
-  #field(session: FormSession, f: Field): HTMLElement {
+  #field(session: FormState, f: Field): HTMLElement {
     const id = `f${++uid}`;
     const errorId = `${id}-error`;
     const hintId = `${id}-hint`;
@@ -456,7 +457,7 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
   }
 
   #review(): void {
-    const session = this.#session as FormSession;
+    const session = this.#session as FormState;
     // Checkboxes answer even untouched: a required yes/no is No, a required multi-select is none.
     for (const f of session.fields)
       if (f.required && session.value(f.name) === undefined) {
@@ -489,7 +490,7 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
   }
 
   #submit(): void {
-    const session = this.#session as FormSession;
+    const session = this.#session as FormState;
     const result = session.submit();
     if (!result.ok) {
       this.#reviewing = false;

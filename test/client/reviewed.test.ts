@@ -7,9 +7,9 @@
 import { PassThrough } from 'node:stream';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FormState } from '../../src/client/form-state.ts';
 import { createPipeline } from '../../src/client/pipeline.ts';
 import { scriptedRenderer } from '../../src/client/scripted.ts';
-import { FormSession } from '../../src/client/session.ts';
 import { terminalRenderer } from '../../src/client/terminal.ts';
 import type { FormResponse, Renderer } from '../../src/client/types.ts';
 import { compileSchema } from '../../src/schema/index.ts';
@@ -47,7 +47,7 @@ async function sent(renderer: Renderer): Promise<{ action: string; content?: obj
 
 /** The review rows the content would show: label → shown value. */
 function reviewOf(content: object): Record<string, string> {
-  const rows = new FormSession({ schema, initial: content as Record<string, unknown> }).review();
+  const rows = new FormState({ schema, initial: content as Record<string, unknown> }).review();
   return Object.fromEntries(rows.map((r) => [r.label, r.value]));
 }
 

@@ -7,7 +7,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectApp, ConnectEvent } from '../../src/connect/index.ts';
-import type { Records } from '../../src/connect/records.ts';
+import type { UrlRecords } from '../../src/connect/records.ts';
 import type { Vault } from '../../src/connect/vault.ts';
 import { vaultEntryName } from '../../src/connect/vault.ts';
 import { tokenPrincipal } from '../../src/kernel/keys.ts';
@@ -25,7 +25,7 @@ import {
 let stack: ConnectStack;
 let idp: Idp;
 let base = '';
-let records: Records;
+let records: UrlRecords;
 let vault: Vault;
 let browser: Browser;
 let app: ConnectApp;

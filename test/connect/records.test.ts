@@ -4,7 +4,7 @@
  * principal's records are listed a page at a time.
  */
 import { describe, expect, it } from 'vitest';
-import { Records } from '../../src/connect/records.ts';
+import { UrlRecords } from '../../src/connect/records.ts';
 import type { Store } from '../../src/store/index.ts';
 import { storeDrivers } from '../support/drivers.ts';
 
@@ -48,7 +48,7 @@ const fields = (principal: string, subject: string) =>
 describe.each(drivers)('URL-mode records (%s)', (_name, open) => {
   it('finds the completions to claim with bounded reads, newest first, whatever else the principal has', async () => {
     const { store, reads } = counted(await open());
-    const records = new Records(store);
+    const records = new UrlRecords(store);
     const principal = `p-${Math.random()}`;
     // Many records of the same principal that are not completions of this subject.
     await Promise.all(
@@ -80,7 +80,7 @@ describe.each(drivers)('URL-mode records (%s)', (_name, open) => {
   });
 
   it('keeps the newest completions of one subject', async () => {
-    const records = new Records(await open());
+    const records = new UrlRecords(await open());
     const principal = `p-${Math.random()}`;
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) {
@@ -94,7 +94,7 @@ describe.each(drivers)('URL-mode records (%s)', (_name, open) => {
 
   it("lists a principal's records a page at a time", async () => {
     const { store, reads } = counted(await open());
-    const records = new Records(store);
+    const records = new UrlRecords(store);
     const principal = `p-${Math.random()}`;
     const made = await Promise.all(
       Array.from({ length: 25 }, () => records.create(fields(principal, 'github'))),

@@ -23,7 +23,7 @@ import {
 } from '../../src/connect/index.ts';
 import { devLogin, oidcLogin } from '../../src/connect/login.ts';
 import type { ProviderConfig } from '../../src/connect/oauth.ts';
-import { type RecordPurpose, Records } from '../../src/connect/records.ts';
+import { type RecordPurpose, UrlRecords } from '../../src/connect/records.ts';
 import { createVault, type Vault } from '../../src/connect/vault.ts';
 import { choice, form, text } from '../../src/schema/index.ts';
 import {
@@ -148,7 +148,7 @@ export interface ConnectStack {
   readonly base: string;
   readonly idp: Idp;
   readonly store: Store;
-  readonly records: Records;
+  readonly records: UrlRecords;
   readonly vault: Vault;
   readonly bus: CompletionBus;
   /**
@@ -179,7 +179,7 @@ export async function loopbackServer(
 export function connectState(store: Store = memoryStore()) {
   return {
     store,
-    records: new Records(store),
+    records: new UrlRecords(store),
     vault: createVault(store, { keys: [{ id: 'v1', secret: generateKeySecret() }] }),
     bus: memoryBus(),
   };
@@ -236,7 +236,7 @@ export const listenerOf = (fetch: (req: Request, env?: unknown) => Promise<Respo
 
 /** A pending record, as ask.connect / ask.secret would create it. */
 export function newRecord(
-  records: Records,
+  records: UrlRecords,
   principal: string,
   purpose: RecordPurpose,
   subject: string,

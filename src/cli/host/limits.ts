@@ -1,4 +1,4 @@
-import type { TaskLimits } from '../../client/tasks.ts';
+import type { FollowTaskLimits } from '../../client/tasks.ts';
 
 /** Every bound `elicit connect` applies, with its default. */
 export interface HostLimits {
@@ -24,7 +24,7 @@ export interface HostLimits {
   /** Resource templates shown in the menu, and resource links from results kept to follow. */
   readonly listedTemplates: number;
   /** Bounds on a followed task (poll interval, polls, time, questions); elicit/client's defaults. */
-  readonly tasks?: Partial<TaskLimits>;
+  readonly tasks?: Partial<FollowTaskLimits>;
 }
 
 export const HOST_LIMITS: HostLimits = Object.freeze({

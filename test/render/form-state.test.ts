@@ -1,6 +1,6 @@
-/** FormSession itself: the state every renderer drives. */
+/** FormState itself: the state every renderer drives. */
 import { describe, expect, it } from 'vitest';
-import { FormSession } from '../../src/client/session.ts';
+import { FormState } from '../../src/client/form-state.ts';
 import { compileSchema, type Field } from '../../src/schema/index.ts';
 
 const schema = compileSchema(
@@ -17,9 +17,9 @@ const schema = compileSchema(
 );
 const field = (name: string) => schema.fields.find((f) => f.name === name) as Field;
 
-describe('FormSession', () => {
+describe('FormState', () => {
   it('starts from defaults only: prototype members are not values', () => {
-    const s = new FormSession({ schema });
+    const s = new FormState({ schema });
     expect(s.value('constructor')).toBeUndefined();
     expect(s.text('constructor')).toBe('');
     expect(s.ticks('__proto__')).toEqual([]);
@@ -27,7 +27,7 @@ describe('FormSession', () => {
     expect(Object.getPrototypeOf(s.content())).toBe(Object.prototype);
   });
   it('keeps unreadable text and invalid ticks, and reports them until corrected', () => {
-    const s = new FormSession({ schema });
+    const s = new FormState({ schema });
     expect(s.enter(field('toString'), 'three')).toBe('Enter a whole number, such as 42.');
     expect(s.text('toString')).toBe('three');
     expect(s.set(field('__proto__'), ['x', 'y'])).toBe('Choose at most 1.');
@@ -45,14 +45,14 @@ describe('FormSession', () => {
     expect(ok.ok && Object.hasOwn(ok.content, '__proto__')).toBe(true);
   });
   it('an optional multi-select with minItems and no ticks is left out; an empty required field is an error', () => {
-    const s = new FormSession({ schema });
+    const s = new FormState({ schema });
     expect(s.set(field('hasOwnProperty'), [])).toBeUndefined();
     expect(Object.hasOwn(s.content(), 'hasOwnProperty')).toBe(false);
     expect(s.enter(field('constructor'), '')).toBe('This field is required.');
   });
   it('starts from a previous attempt (own properties only) and shows its issues', () => {
     const initial = JSON.parse('{"__proto__": ["x"], "constructor": "A"}');
-    const s = new FormSession({
+    const s = new FormState({
       schema,
       initial,
       issues: [{ field: 'constructor', message: 'Enter at least 2 characters.' }],
@@ -62,6 +62,6 @@ describe('FormSession', () => {
     expect(s.error('constructor')).toBe('Enter at least 2 characters.');
     // The previous attempt is the whole state: its empty field stays empty (no default comes back).
     expect(s.value('toString')).toBeUndefined();
-    expect(new FormSession({ schema }).value('toString')).toBe(3);
+    expect(new FormState({ schema }).value('toString')).toBe(3);
   });
 });

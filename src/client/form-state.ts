@@ -60,7 +60,7 @@ function only(name: string, value: unknown): Record<string, unknown> {
   return out;
 }
 
-export class FormSession {
+export class FormState {
   readonly schema: CompiledSchema;
   readonly fields: readonly Field[];
   /** Entered values (coerced; possibly invalid against the schema, so they can be shown again). */
