@@ -14,12 +14,13 @@ import {
   ELICIT_TASK_TIMEOUT,
 } from '../kernel/error-codes.ts';
 import { setOwn } from '../kernel/own.ts';
+import { TASKS_EXTENSION, type TaskStatus } from '../kernel/tasks.ts';
 import { inert } from './inert.ts';
 
-/** The extension's identifier, declared under `capabilities.extensions`. */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+// Written once with the server's (kernel/tasks.ts): the extension's identifier, declared under
+// `capabilities.extensions`, and a task's statuses.
+export { TASKS_EXTENSION, type TaskStatus };
 
-export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 const STATUSES: ReadonlySet<string> = new Set([
   'working',
   'input_required',

@@ -23,6 +23,8 @@ import type { Store } from '../kernel/store.ts';
 import { memoryStore } from '../store/memory.ts';
 import { onceStoreFrom } from '../store/once.ts';
 import { type Ask, type AskLimits, DEFAULT_ASK_LIMITS } from './ask.ts';
+import type { TaskStart } from './engines/contract.ts';
+import type { ReplayHost } from './engines/replay.ts';
 import type { TaskHost } from './engines/task.ts';
 import { checkLimits } from './errors.ts';
 import { Faults } from './faults.ts';
@@ -45,7 +47,7 @@ import {
   type StateError,
 } from './seal.ts';
 import { installLegacyTasks, type LegacyTaskLimits } from './tasks/legacy-tasks.ts';
-import { installTaskMethods } from './tasks/methods.ts';
+import { installTaskMethods, startTask } from './tasks/methods.ts';
 import { type TaskLimits, taskLimits } from './tasks/records.ts';
 import type { ConnectSettings } from './url-mode.ts';
 import { WireMcpServer } from './wire.ts';
@@ -214,6 +216,8 @@ export class ElicitServer {
   readonly faults: Faults;
   /** @internal how long a one-time marker lives. */
   readonly onceTtlMs: number;
+  /** @internal what every replayed run (a 2026-07-28 call, a task's run) shares. */
+  readonly replay: ReplayHost;
   /** @internal tasks: their store, limits and the handlers running in this process. */
   readonly tasks: TaskHost;
   /** The task store is this process's memory: said once, at the first build with a task tool. */
@@ -251,14 +255,18 @@ export class ElicitServer {
     const taskStore = options.tasks?.store ?? store;
     this.tasksInMemory = taskStore === undefined;
     const entries = this.entries;
+    this.replay = {
+      once: this.once,
+      onceTtlMs: this.onceTtlMs,
+      limits: this.limits,
+      connect: options.connect,
+      waits: this.pending,
+      faults: this.faults,
+    };
     this.tasks = {
       store: taskStore ?? memoryStore(),
       limits: taskLimits(options.tasks?.limits),
-      askLimits: this.limits,
-      once: this.once,
-      onceTtlMs: this.onceTtlMs,
-      pending: this.pending,
-      connect: options.connect,
+      replay: this.replay,
       faults: this.faults,
       owner: Buffer.from(randomBytes(12)).toString('base64url'),
       running: new Map(),
@@ -308,6 +316,11 @@ export class ElicitServer {
         reason: 'no_principal',
       });
     return principal;
+  }
+
+  /** @internal a call that becomes a task: the record made, its handler started. */
+  becomeTask(start: TaskStart, ctx: ServerContext): Promise<unknown> {
+    return startTask(this, start, ctx);
   }
 
   /** Registers a tool. Its handler runs on both eras; see docs/server.md. */

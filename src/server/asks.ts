@@ -10,28 +10,28 @@ import type {
   ListRootsResult,
   ServerContext,
 } from '@modelcontextprotocol/server';
-import type { Conversion } from '../schema/convert.ts';
-import type { Content } from '../schema/index.ts';
+import { isAtLeast } from '../kernel/revision.ts';
+import { type Conversion, lower } from '../schema/convert.ts';
 import {
-  type AllResult,
-  type AllSpec,
-  type AnswerOf,
-  type Ask,
-  checkKey,
-  confirm,
-  declares,
-  defaultMessage,
-  type FormOptions,
-  type FormResult,
-  forRevision,
-  judge,
-  keepAnswers,
-  rejected,
-  type UrlResult,
-  withReasons,
+  type AnswerIssue,
+  boolean,
+  form as buildForm,
+  type Content,
+  type Form,
+} from '../schema/index.ts';
+import { isRevision, revisionFeatures } from '../schema/revision.ts';
+import type {
+  AllResult,
+  AllSpec,
+  AnswerOf,
+  Ask,
+  FormOptions,
+  FormResult,
+  UrlResult,
 } from './ask.ts';
+import { declares } from './capabilities.ts';
 import { type Engine, type Receiver, SUSPEND } from './engines/contract.ts';
-import { AskUsageError, ElicitationUnsupportedError } from './errors.ts';
+import { AnswerRejectedError, AskUsageError, ElicitationUnsupportedError } from './errors.ts';
 import { type FormInput, type ResolvedForm, refuseSensitive, resolveForm } from './forms.ts';
 import {
   askConnect,
@@ -61,6 +61,168 @@ function isSampling(r: unknown): r is CreateMessageResult {
 }
 function isRoots(r: unknown): r is ListRootsResult {
   return typeof r === 'object' && r !== null && Array.isArray((r as { roots?: unknown }).roots);
+}
+
+const KEY = /^[A-Za-z0-9_.:-]{1,64}$/;
+function checkKey(key: string): void {
+  if (typeof key !== 'string' || !KEY.test(key)) {
+    throw new AskUsageError(
+      `ask key ${JSON.stringify(key)} must be 1-64 letters, digits, "_", ".", ":" or "-", and stable across calls.`,
+    );
+  }
+}
+
+const defaultMessages = new WeakMap<ResolvedForm['schema'], string>();
+
+/** The message of a form asked without one: made once per checked schema. */
+function defaultMessage(form: ResolvedForm): string {
+  const known = defaultMessages.get(form.schema);
+  if (known !== undefined) return known;
+  const names = form.schema.fields.map((f) => f.title ?? f.name);
+  const message = names.length === 0 ? 'Please confirm.' : `Please provide: ${names.join(', ')}.`;
+  defaultMessages.set(form.schema, message);
+  return message;
+}
+
+function withReasons(message: string, issues: readonly AnswerIssue[], form: ResolvedForm): string {
+  const lines = issues.map((i) => {
+    const field = i.field === undefined ? undefined : form.schema.field(i.field);
+    return `- ${field?.title ?? i.field ?? 'answer'}: ${i.message}`;
+  });
+  return `${message}\n\nThe previous answer could not be used:\n${lines.join('\n')}`;
+}
+
+/**
+ * The requestedSchema for a re-ask: each field the person answered validly carries that answer
+ * as its `default`, so a client shows what they entered instead of a blank form. Only where the
+ * revision allows defaults on every field kind, and only when the form was sent unconverted.
+ */
+function keepAnswers(
+  form: ResolvedForm,
+  revision: string,
+  response: unknown,
+  issues: readonly AnswerIssue[],
+): object {
+  const requested = form.schema.requestedSchema as unknown as {
+    properties: Record<string, object>;
+  };
+  if (!isRevision(revision) || !revisionFeatures(revision).defaultsOnAll) return requested;
+  const content = (response as { content?: unknown } | null)?.content;
+  if (content === null || typeof content !== 'object' || Array.isArray(content)) return requested;
+  if (issues.some((i) => i.field === undefined)) return requested;
+  const bad = new Set(issues.map((i) => i.field));
+  const properties: Record<string, object> = {};
+  let kept = 0;
+  for (const name of Object.keys(requested.properties)) {
+    const field = form.schema.field(name);
+    const value = Object.hasOwn(content, name)
+      ? (content as Record<string, unknown>)[name]
+      : undefined;
+    const keep = field !== undefined && value !== undefined && !bad.has(name);
+    // defineProperty: a field named __proto__ stays a plain own property.
+    Object.defineProperty(properties, name, {
+      value: keep ? { ...requested.properties[name], default: value } : requested.properties[name],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+    if (keep) kept++;
+  }
+  return kept === 0 ? requested : { ...requested, properties };
+}
+
+/**
+ * Checks one elicitation response for a form. Returns the result to hand to the handler, or
+ * the issues to re-ask with. `mapAnswer` undoes a conversion for an older peer.
+ */
+async function judge(
+  form: ResolvedForm,
+  response: unknown,
+  mapAnswer?: (c: Readonly<Record<string, unknown>>) => Content,
+): Promise<{ result: FormResult<unknown> } | { issues: readonly AnswerIssue[] }> {
+  if (response === null || typeof response !== 'object' || Array.isArray(response)) {
+    return {
+      issues: [
+        {
+          code: 'not_object',
+          field: undefined,
+          message: 'The response was not an elicitation result.',
+        },
+      ],
+    };
+  }
+  const { action, content } = response as { action?: unknown; content?: unknown };
+  if (action === 'decline' || action === 'cancel') return { result: { action } };
+  if (action !== 'accept') {
+    return {
+      issues: [
+        {
+          code: 'type',
+          field: undefined,
+          message: 'The response had no valid action (accept, decline or cancel).',
+        },
+      ],
+    };
+  }
+  let answer = content ?? {};
+  if (
+    mapAnswer !== undefined &&
+    answer !== null &&
+    typeof answer === 'object' &&
+    !Array.isArray(answer)
+  ) {
+    answer = mapAnswer(answer as Record<string, unknown>);
+  }
+  const parsed = form.schema.parse(answer);
+  if (!parsed.ok) return { issues: parsed.issues };
+  if (form.refine !== undefined) {
+    const refined = await form.refine(parsed.value as never);
+    if (!refined.ok) return { issues: refined.issues };
+    return { result: { action: 'accept', content: refined.value } };
+  }
+  return { result: { action: 'accept', content: parsed.value } };
+}
+
+function rejected(
+  key: string,
+  attempts: number,
+  issues: readonly AnswerIssue[],
+): AnswerRejectedError {
+  return new AnswerRejectedError(
+    key,
+    attempts,
+    issues.map((i) => `${i.field ?? 'answer'}: ${i.message}`).join('; '),
+  );
+}
+
+/** Lowers a form for an older peer (memoised per compiled schema). */
+function forRevision(form: ResolvedForm, revision: string) {
+  return lower(form.schema, isAtLeast(revision, '2025-11-25') ? '2025-11-25' : '2025-06-18');
+}
+
+type ConfirmForm = Form<{ confirmed: boolean }>;
+const confirmForms = new Map<string, ConfirmForm>();
+
+/** `ask.confirm` for any engine: one boolean form per label, kept (a few) so it is compiled once. */
+async function confirm(
+  ask: Ask,
+  key: string,
+  message: string,
+  options?: { label?: string },
+): Promise<boolean> {
+  if (typeof message !== 'string' || message.length === 0)
+    throw new AskUsageError(
+      `ask.confirm('${key}', message): the message is the question; give one.`,
+    );
+  const label = options?.label ?? 'Yes';
+  let yesNo = confirmForms.get(label);
+  if (yesNo === undefined) {
+    if (confirmForms.size >= 64) confirmForms.clear();
+    yesNo = buildForm({ confirmed: boolean({ title: label }) });
+    confirmForms.set(label, yesNo);
+  }
+  const r = await ask.form(key, yesNo, { message });
+  return r.action === 'accept' && r.content.confirmed === true;
 }
 
 /**

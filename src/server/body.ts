@@ -19,11 +19,22 @@ export type ReadBody =
   /** The body was refused (too large, unreadable): answer this. */
   | { readonly response: Response };
 
-function refusal(status: number, code: number, message: string): { response: Response } {
-  return {
-    response: Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status }),
-  };
+/**
+ * A JSON-RPC error as an HTTP response: every error elicit answers before (or instead of) the
+ * SDK's handler is written here. `id` is null when the request's id is not known.
+ */
+export function rpcErrorResponse(
+  status: number,
+  error: { readonly code: number; readonly message: string; readonly data?: unknown },
+  id: string | number | null = null,
+  headers?: Record<string, string>,
+): Response {
+  return Response.json({ jsonrpc: '2.0', id, error }, { status, headers });
 }
+
+const refusal = (status: number, code: number, message: string): { response: Response } => ({
+  response: rpcErrorResponse(status, { code, message }),
+});
 
 /** Reads `req`'s body at most once, `maxBytes` at most, counted while it streams in. */
 export async function readBodyOnce(req: Request, maxBytes: number): Promise<ReadBody> {

@@ -20,7 +20,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { paramsNotObject } from '../kernel/params-guard.ts';
 import type { ElicitServer } from './app.ts';
-import { DEFAULT_MAX_BODY_BYTES, readBodyOnce } from './body.ts';
+import { DEFAULT_MAX_BODY_BYTES, readBodyOnce, rpcErrorResponse } from './body.ts';
 import { cancelOnHangUp, type HangUps } from './disconnect.ts';
 import { LimitOptionError, ListenError } from './errors.ts';
 import { BoundedEventStore, type EventStoreLimits } from './event-store.ts';
@@ -32,7 +32,7 @@ import {
   type SessionRefusal,
   SessionTable,
 } from './sessions.ts';
-import { serveListen } from './tasks/listen.ts';
+import { serveListen, taskListen } from './tasks/listen.ts';
 
 export interface HttpOptions {
   /** Host names accepted in `Host` (no port); default: localhost, 127.0.0.1, [::1]. */
@@ -63,7 +63,7 @@ function rpcError(
   message: string,
   headers?: Record<string, string>,
 ): Response {
-  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
+  return rpcErrorResponse(status, { code, message }, null, headers);
 }
 
 /** A legacy session: its transport, its calls in flight and its open GET streams. */
@@ -236,13 +236,12 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
       // routes it); the rest are told apart by the SDK's classifier.
       if (request.headers.has('mcp-session-id') || (await isLegacyRequest(request, parsed)))
         return legacy(request, authInfo, parsed);
-      return serveListen(
-        request,
-        parsed,
-        app.tasks,
-        () => app.httpPrincipal(authInfo),
-        (r, p) => modern.fetch(r, { authInfo, ...(p === undefined ? {} : { parsedBody: p }) }),
-      );
+      const serve = (r: Request, p: unknown) =>
+        modern.fetch(r, { authInfo, ...(p === undefined ? {} : { parsedBody: p }) });
+      // Only a listen stream that watches tasks goes through the tasks' listen wrapper.
+      const listening = taskListen(parsed);
+      if (listening === undefined) return serve(request, parsed);
+      return serveListen(request, listening, app.tasks, () => app.httpPrincipal(authInfo), serve);
     },
     async close() {
       await table.closeAll();

@@ -9,6 +9,10 @@ import type { Kind } from './wire.ts';
 /** What a tool handler may return: text, or a full CallToolResult. */
 export type ToolOutput = string | CallToolResult;
 
+/** A tool handler's return value as the CallToolResult it stands for. */
+export const toToolResult = (out: ToolOutput): CallToolResult =>
+  typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : out;
+
 /** How a tool runs as a task: whether it must, and where the task starts. */
 export interface TaskSupport {
   readonly support: 'optional' | 'required';

@@ -4,70 +4,40 @@
  * handler throws goes through the one table of wire.ts.
  */
 
-import {
-  type CallToolResult,
-  CLIENT_CAPABILITIES_META_KEY,
-  type ClientCapabilities,
-  inputRequired,
-  type McpServer,
-  PROTOCOL_VERSION_META_KEY,
-  type ServerContext,
-} from '@modelcontextprotocol/server';
+import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
+import { inputRequired } from '@modelcontextprotocol/server';
 import { ElicitError, InternalError } from '../errors.ts';
-import { MODERN_REVISION } from '../kernel/revision.ts';
 import type { Json } from '../kernel/store.ts';
-import type { AskLimits } from './ask.ts';
-import { ESCALATE } from './engines/contract.ts';
-import { type PushedCall, pushAsk } from './engines/push.ts';
-import { type Journal, packJournal, replayAsk, SUSPEND } from './engines/replay.ts';
-import type { TaskContext, TaskHost } from './engines/task.ts';
+import { declaresTasks, requestCaps, requestRevision, tasksRequired } from './capabilities.ts';
+import { ESCALATE, SUSPEND, type TaskStart } from './engines/contract.ts';
+import { type PushedCall, type PushServer, pushAsk } from './engines/push.ts';
+import { type Journal, packJournal, type ReplayHost, replayAsk } from './engines/replay.ts';
 import { RoundsExceededError } from './errors.ts';
-import type { Faults } from './faults.ts';
 import type { Era, Gate } from './gate.ts';
-import type { OnceStore } from './once-store.ts';
-import type { PendingAsks } from './pending.ts';
-import type { Runnable, ToolOutput } from './runnable.ts';
+import { type Runnable, type ToolOutput, toToolResult } from './runnable.ts';
 import type { Sealer } from './seal.ts';
-import { declaresTasks, startTask, tasksRequired } from './tasks/methods.ts';
-import type { ConnectSettings } from './url-mode.ts';
-import { escapeToWire, type Kind, wireError } from './wire.ts';
+import { escapeToWire, type Kind, toolErrorResult, wireError } from './wire.ts';
 
 export type { Runnable, TaskSupport, ToolOutput } from './runnable.ts';
 
 /** What the runner needs from the server. */
-export interface RunnerServer {
-  readonly options: { readonly connect?: ConnectSettings | undefined };
-  readonly limits: AskLimits;
+export interface RunnerServer extends PushServer {
   readonly sealer: Sealer;
-  readonly once: OnceStore;
-  readonly onceTtlMs: number;
-  readonly pending: PendingAsks;
-  readonly tasks: TaskHost;
-  readonly faults: Faults;
+  /** What every replayed run on this server shares. */
+  readonly replay: ReplayHost;
   principalOf(ctx: ServerContext): string;
-}
-
-function envelopeOf(ctx: ServerContext): Record<string, unknown> | undefined {
-  return ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-}
-
-function toToolResult(out: ToolOutput): CallToolResult {
-  return typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : out;
-}
-
-function errorResult(error: ElicitError): CallToolResult {
-  return {
-    content: [{ type: 'text', text: error.message }],
-    isError: true,
-    _meta: { 'elicit/error': error.code },
-  };
+  /**
+   * Makes a task of a call (the tasks extension): the runner hands back what the task is made
+   * of and answers with what this gives (a CreateTaskResult).
+   */
+  becomeTask(start: TaskStart, ctx: ServerContext): Promise<unknown>;
 }
 
 /** What the handler threw, on the wire: see wire.ts for the one table every era and kind follows. */
 export function failed(error: unknown, kind: Kind, era: Era): unknown {
   const wire = wireError(error, kind, era);
   if (wire !== undefined) throw kind === 'tool' ? escapeToWire(wire) : wire;
-  if (kind === 'tool' && error instanceof ElicitError) return errorResult(error);
+  if (kind === 'tool' && error instanceof ElicitError) return toolErrorResult(error);
   throw error;
 }
 
@@ -145,50 +115,41 @@ async function invokeReplay(
 ): Promise<unknown> {
   const era = 'modern';
   const kind = entry.kind;
-  const env = envelopeOf(ctx);
-  const caps = env?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
-  const revision = (env?.[PROTOCOL_VERSION_META_KEY] as string | undefined) ?? MODERN_REVISION;
+  const caps = requestCaps(ctx);
+  const revision = requestRevision(ctx);
   // A tool that runs as a task: with the extension declared it becomes one (at once, or at
   // ask.background()); without it, a `required` one is refused and an `optional` one runs here.
   const task = kind === 'tool' ? entry.task : undefined;
   const asTask = task !== undefined && declaresTasks(caps);
   if (task?.support === 'required' && !asTask)
     return failed(tasksRequired(`This tool runs as a task and`), kind, era);
+  const clientId = ctx.http?.authInfo?.clientId;
   const becomeTask = (journal: Journal) =>
-    startTask(
-      server,
-      {
-        principal: gate.binding.principal,
-        name: gate.binding.name,
-        args: (args ?? {}) as Json,
-        journal: { ...journal, p: [] } as unknown as Json,
-        context: {
-          revision,
-          caps,
-          clientId: ctx.http?.authInfo?.clientId,
-          rounds: gate.round,
-        } satisfies TaskContext,
-      },
-      ctx,
-    ).catch((error: unknown) => failed(error, kind, era));
+    server
+      .becomeTask(
+        {
+          principal: gate.binding.principal,
+          name: gate.binding.name,
+          args: (args ?? {}) as Json,
+          journal: { ...journal, p: [] } as unknown as Json,
+          context: { revision, caps, clientId, rounds: gate.round },
+        },
+        ctx,
+      )
+      .catch((error: unknown) => failed(error, kind, era));
   const { journal } = gate;
   if (asTask && task.start === 'call') return becomeTask(journal);
   const run = {
+    host: server.replay,
     journal,
     fresh: gate.fresh,
     responses: (ctx.mcpReq.inputResponses ?? undefined) as Record<string, unknown> | undefined,
     caps,
     pending: new Map(),
-    once: server.once,
-    onceTtlMs: server.onceTtlMs,
-    limits: server.limits,
     revision,
     principal: gate.binding.principal,
-    clientId: ctx.http?.authInfo?.clientId,
-    connect: server.options.connect,
+    clientId,
     signal: ctx.mcpReq.signal,
-    waits: server.pending,
-    faults: server.faults,
     escalate: asTask,
   };
   let out: unknown;

@@ -20,6 +20,7 @@
 
 import { randomUUID } from 'node:crypto';
 import {
+  type CallToolResult,
   type ClientCapabilities,
   McpServer,
   MissingRequiredClientCapabilityError,
@@ -83,6 +84,15 @@ export function wireError(
   if (error instanceof ElicitError && kind !== 'tool')
     return new ProtocolError(ProtocolErrorCode.InvalidParams, error.message, { code: error.code });
   return undefined;
+}
+
+/** A tool's own elicit error as its answer: an `isError` result naming the code in `_meta`. */
+export function toolErrorResult(error: ElicitError): CallToolResult {
+  return {
+    content: [{ type: 'text', text: error.message }],
+    isError: true,
+    _meta: { 'elicit/error': error.code },
+  };
 }
 
 // Wire errors on their way out of a tool, by the message of the error that carries them: each

@@ -10,6 +10,7 @@
  *   record, each step result written there as it is made.
  */
 import type { ClientCapabilities, InputRequest } from '@modelcontextprotocol/server';
+import type { Json } from '../../kernel/store.ts';
 import type { AskLimits } from '../ask.ts';
 import type { UrlStepResult } from '../url-mode.ts';
 import type { RecordPurpose } from '../url-port.ts';
@@ -74,3 +75,26 @@ export const ESCALATE: unique symbol = Symbol('elicit.escalate');
 
 /** Journal keys the engines use for URL steps: `~` is never in a user's key, so no collision. */
 export const urlStepKey = (purpose: RecordPurpose, subject: string) => `~${purpose}:${subject}`;
+
+/** What the task engine keeps in a record's `context` to run the handler again anywhere. */
+export interface TaskContext {
+  readonly revision: string;
+  readonly caps: ClientCapabilities | undefined;
+  readonly clientId: string | undefined;
+  /** Rounds of input so far (bounded by limits.maxRounds). */
+  readonly rounds: number;
+}
+
+/**
+ * A call that becomes a task, as the runner hands it back: what the task engine needs to run
+ * the handler from here on. The runner knows nothing more of tasks.
+ */
+export interface TaskStart {
+  readonly principal: string;
+  /** The tool's name (a task runs the registration of that name on any replica). */
+  readonly name: string;
+  readonly args: Json;
+  /** The journal so far, with nothing asked (the task's first run asks again). */
+  readonly journal: Json;
+  readonly context: TaskContext;
+}

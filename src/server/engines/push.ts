@@ -12,8 +12,9 @@ import {
   type ServerContext,
   UrlElicitationRequiredError,
 } from '@modelcontextprotocol/server';
-import { type Ask, type AskLimits, declares } from '../ask.ts';
+import type { Ask, AskLimits } from '../ask.ts';
 import { createAsk } from '../asks.ts';
+import { declares } from '../capabilities.ts';
 import { AskAbandonedError, AskTimeoutError, ElicitationUnsupportedError } from '../errors.ts';
 import type { Faults } from '../faults.ts';
 import { type KeepAlive, progressKeepAlive } from '../keep-alive.ts';

@@ -6,8 +6,9 @@
 
 import type { ClientCapabilities, InputRequest, ServerContext } from '@modelcontextprotocol/server';
 import { pooledRandom } from '../../kernel/random.ts';
-import { type Ask, type AskLimits, declares } from '../ask.ts';
+import type { Ask, AskLimits } from '../ask.ts';
 import { createAsk } from '../asks.ts';
+import { declares } from '../capabilities.ts';
 import { AskUsageError, ElicitationUnsupportedError, ReplayError } from '../errors.ts';
 import type { Faults } from '../faults.ts';
 import { type OnceStore, OnceStoreFullError, OnceStoreUnavailableError } from '../once-store.ts';
@@ -19,7 +20,14 @@ import {
   waitForRecord,
 } from '../url-mode.ts';
 import type { RecordPurpose } from '../url-port.ts';
-import { type Engine, ESCALATE, SUSPEND, type UrlStepResult, urlStepKey } from './contract.ts';
+import {
+  type Engine,
+  ESCALATE,
+  type Receiver,
+  SUSPEND,
+  type UrlStepResult,
+  urlStepKey,
+} from './contract.ts';
 
 /** What the sealed requestState carries between rounds. */
 export interface Journal {
@@ -70,68 +78,182 @@ export function unpackJournal(raw: unknown): Journal | undefined {
 
 export { SUSPEND };
 
+/** What every run on one server shares: its settings, stores and counters. */
+export interface ReplayHost {
+  readonly once: OnceStore;
+  /** How long a marker must outlive its consumption: as long as any state of the conversation. */
+  readonly onceTtlMs: number;
+  readonly limits: AskLimits;
+  readonly connect: ConnectSettings | undefined;
+  /** The server's count of waiting asks (a request waiting for a URL step holds a slot). */
+  readonly waits: PendingAsks;
+  /** Where failures of work outside the request (a URL-mode wait's poll) are told. */
+  readonly faults: Faults;
+}
+
+/** One run of a handler: the request's part (the host's is shared by every run). */
 export interface Run {
+  readonly host: ReplayHost;
   readonly journal: Journal;
   /** No requestState came in: answers for whatever this run asks are taken. */
   readonly fresh: boolean;
   readonly responses: Readonly<Record<string, unknown>> | undefined;
   readonly caps: ClientCapabilities | undefined;
+  /** The requests this run left unanswered, by key. */
   readonly pending: Map<string, InputRequest>;
-  readonly once: OnceStore;
-  /** How long a marker must outlive its consumption: as long as any state of the conversation. */
-  readonly onceTtlMs: number;
-  readonly limits: AskLimits;
+  /** The marker lifetime when this run needs a longer one than the host's (a task's). */
+  readonly onceTtlMs?: number;
   readonly revision: string;
   readonly principal: string;
   readonly clientId: string | undefined;
-  readonly connect: ConnectSettings | undefined;
   readonly signal: AbortSignal;
-  /** The server's count of waiting asks (a request waiting for a URL step holds a slot). */
-  readonly waits: PendingAsks;
-  /** Where failures of work outside the request (a URL-mode wait's poll) are told. */
-  readonly faults: Faults;
   /** `ask.background()` turns this call into a task (ESCALATE); otherwise it goes on. */
   readonly escalate?: boolean;
 }
 
-function offered(run: Run, key: string): unknown {
-  if (run.responses === undefined || !Object.hasOwn(run.responses, key)) return undefined;
-  if (!run.fresh && !run.journal.p.includes(key)) return undefined;
-  return run.responses[key];
-}
-
-function addPending(run: Run, key: string, request: InputRequest): void {
-  run.pending.set(key, request);
-  if (run.pending.size > run.limits.maxKeysPerRound) {
-    throw new AskUsageError(
-      `A handler asked for ${run.pending.size} inputs in one round; the limit is ${run.limits.maxKeysPerRound} (limits.maxKeysPerRound).`,
-    );
-  }
-}
-
 export function replayAsk(run: Run, ctx?: ServerContext): Ask {
-  return createAsk(replayEngine(run), run.principal, run.connect, ctx);
+  return createAsk(new ReplayEngine(run), run.principal, run.host.connect, ctx);
 }
 
-/** The replay engine of one run (the task engine builds on it: task.ts). */
-export function replayEngine(run: Run): Engine {
-  const { journal } = run;
+/**
+ * The replay engine of one run. A class, as the push engine is: its methods are shared on the
+ * prototype, and the task engine (task.ts) extends it where a task differs.
+ */
+export class ReplayEngine implements Engine {
+  readonly run: Run;
   /** Keys whose response in this round's inputResponses was already taken. */
-  const taken = new Set<string>();
+  readonly #taken = new Set<string>();
+
+  constructor(run: Run) {
+    this.run = run;
+  }
+
+  get revision(): string {
+    return this.run.revision;
+  }
+  get caps(): ClientCapabilities | undefined {
+    return this.run.caps;
+  }
+  get limits(): AskLimits {
+    return this.run.host.limits;
+  }
+
+  /** The response this round carries for `key`, if `key` was asked last round (or fresh). */
+  #offered(key: string): unknown {
+    const { responses, fresh, journal } = this.run;
+    if (responses === undefined || !Object.hasOwn(responses, key)) return undefined;
+    if (!fresh && !journal.p.includes(key)) return undefined;
+    return responses[key];
+  }
+
+  #addPending(key: string, request: InputRequest): void {
+    const { pending } = this.run;
+    pending.set(key, request);
+    const max = this.limits.maxKeysPerRound;
+    if (pending.size > max) {
+      throw new AskUsageError(
+        `A handler asked for ${pending.size} inputs in one round; the limit is ${max} (limits.maxKeysPerRound).`,
+      );
+    }
+  }
+
+  recall(key: string): unknown {
+    const { a } = this.run.journal;
+    return Object.hasOwn(a, key) ? a[key] : undefined;
+  }
+
+  remember(key: string, response: unknown): void {
+    this.run.journal.a[key] = response;
+  }
+
+  // Not async: an ask that suspends is a rejected promise, without an async frame to unwind.
+  exchange(key: string, request: InputRequest, receiver?: Receiver): Promise<unknown> {
+    if (!this.#taken.has(key)) {
+      this.#taken.add(key);
+      const response = this.#offered(key);
+      if (response !== undefined)
+        return receiver === undefined
+          ? Promise.resolve(response)
+          : new Promise((resolve) => resolve(receiver.received(response)));
+    }
+    try {
+      this.#addPending(key, request);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return Promise.reject(SUSPEND);
+  }
+
+  failed(key: string): number {
+    const { t } = this.run.journal;
+    const n = (t[key] ?? 0) + 1;
+    t[key] = n;
+    return n;
+  }
+
+  async step(key: string, fn: () => Promise<unknown>, once: boolean): Promise<unknown> {
+    const { run } = this;
+    const { journal } = run;
+    if (Object.hasOwn(journal.s, key)) return journal.s[key];
+    // A fresh request's nonce was minted this moment, so nothing else can hold its markers.
+    // Any other run may be a replay of this conversation (the same state twice, or a sibling
+    // state minted from an earlier one): the marker decides, and a store error refuses.
+    if (once && !run.fresh) {
+      let first: boolean;
+      try {
+        first = await run.host.once.consume(
+          `${journal.n}:${key}`,
+          run.onceTtlMs ?? run.host.onceTtlMs,
+        );
+      } catch (error) {
+        if (error instanceof OnceStoreFullError) throw error;
+        throw new OnceStoreUnavailableError(key, error);
+      }
+      if (!first) throw new ReplayError(key);
+    }
+    const value = await fn();
+    journal.s[key] = value;
+    return value;
+  }
+
+  async round<T>(asks: readonly (() => Promise<T>)[]): Promise<T[]> {
+    // Every ask of the round runs, so every pending request goes out together.
+    const results: unknown[] = [];
+    for (const a of asks) {
+      try {
+        results.push(await a());
+      } catch (error) {
+        if (error !== SUSPEND) throw error;
+        results.push(undefined);
+      }
+    }
+    if (this.run.pending.size > 0) throw SUSPEND;
+    return results as T[];
+  }
+
+  async mustStep(purpose: RecordPurpose, subject: string, fresh: boolean): Promise<boolean> {
+    return fresh || this.run.journal.s[urlStepKey(purpose, subject)] !== undefined;
+  }
+
+  async background(): Promise<void> {
+    if (this.run.escalate === true) throw ESCALATE;
+  }
 
   /**
    * One URL step on 2026-07-28: the journal keeps the record id. A complete record continues; a
    * pending one whose link the person accepted is waited for (bounded), then asked again; a
    * declined or expired one ends; none yet creates the record and asks.
    */
-  async function urlStep(
+  async urlStep(
     purpose: RecordPurpose,
     subject: string,
     label: string,
     description: string | undefined,
     message: string | undefined,
   ): Promise<UrlStepResult> {
-    const settings = run.connect;
+    const { run } = this;
+    const { journal, host } = run;
+    const settings = host.connect;
     if (settings === undefined)
       throw new ConnectNotConfiguredError(purpose === 'connect' ? 'ask.connect' : 'ask.secret');
     const jkey = urlStepKey(purpose, subject);
@@ -142,7 +264,7 @@ export function replayEngine(run: Run): Engine {
       if (record?.status === 'complete') return { outcome: 'complete', record: id };
       if (record?.status === 'declined') return { outcome: 'decline' };
       if (record?.status === 'pending') {
-        const answer = (offered(run, jkey) as { action?: unknown } | undefined)?.action;
+        const answer = (this.#offered(jkey) as { action?: unknown } | undefined)?.action;
         if (answer === 'decline' || answer === 'cancel') {
           await records.finish(id, 'declined');
           return { outcome: answer };
@@ -150,14 +272,14 @@ export function replayEngine(run: Run): Engine {
         if (answer === 'accept') {
           // The spec lets the server block until the out-of-band step is done.
           const waiting = id;
-          const status = await run.waits.hold(
+          const status = await host.waits.hold(
             { principal: run.principal, session: undefined },
             () =>
               waitForRecord(
                 settings,
                 waiting,
                 Math.min(settings.waitMs ?? 60_000, 60_000),
-                run.faults,
+                host.faults,
                 run.signal,
               ),
           );
@@ -181,7 +303,7 @@ export function replayEngine(run: Run): Engine {
       id = record.id;
       journal.s[jkey] = id;
     }
-    addPending(run, jkey, {
+    this.#addPending(jkey, {
       method: 'elicitation/create',
       params: {
         mode: 'url',
@@ -191,77 +313,4 @@ export function replayEngine(run: Run): Engine {
     } as InputRequest);
     throw SUSPEND;
   }
-
-  const engine: Engine = {
-    revision: run.revision,
-    caps: run.caps,
-    limits: run.limits,
-    recall: (key) => (Object.hasOwn(journal.a, key) ? journal.a[key] : undefined),
-    remember(key, response) {
-      journal.a[key] = response;
-    },
-    // Not async: an ask that suspends is a rejected promise, without an async frame to unwind.
-    exchange(key, request, receiver) {
-      if (!taken.has(key)) {
-        taken.add(key);
-        const response = offered(run, key);
-        if (response !== undefined)
-          return receiver === undefined
-            ? Promise.resolve(response)
-            : new Promise((resolve) => resolve(receiver.received(response)));
-      }
-      try {
-        addPending(run, key, request);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      return Promise.reject(SUSPEND);
-    },
-    failed(key) {
-      const n = (journal.t[key] ?? 0) + 1;
-      journal.t[key] = n;
-      return n;
-    },
-    async step(key, fn, once) {
-      if (Object.hasOwn(journal.s, key)) return journal.s[key];
-      // A fresh request's nonce was minted this moment, so nothing else can hold its markers.
-      // Any other run may be a replay of this conversation (the same state twice, or a sibling
-      // state minted from an earlier one): the marker decides, and a store error refuses.
-      if (once && !run.fresh) {
-        let first: boolean;
-        try {
-          first = await run.once.consume(`${journal.n}:${key}`, run.onceTtlMs);
-        } catch (error) {
-          if (error instanceof OnceStoreFullError) throw error;
-          throw new OnceStoreUnavailableError(key, error);
-        }
-        if (!first) throw new ReplayError(key);
-      }
-      const value = await fn();
-      journal.s[key] = value;
-      return value;
-    },
-    async round(asks) {
-      // Every ask of the round runs, so every pending request goes out together.
-      const results: unknown[] = [];
-      for (const a of asks) {
-        try {
-          results.push(await a());
-        } catch (error) {
-          if (error !== SUSPEND) throw error;
-          results.push(undefined);
-        }
-      }
-      if (run.pending.size > 0) throw SUSPEND;
-      return results as never;
-    },
-    urlStep,
-    async mustStep(purpose, subject, fresh) {
-      return fresh || journal.s[urlStepKey(purpose, subject)] !== undefined;
-    },
-    async background() {
-      if (run.escalate === true) throw ESCALATE;
-    },
-  };
-  return engine;
 }

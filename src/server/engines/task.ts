@@ -14,7 +14,6 @@
  */
 import {
   type CallToolResult,
-  type ClientCapabilities,
   type InputRequest,
   ProtocolError,
   ProtocolErrorCode,
@@ -24,13 +23,10 @@ import { ElicitError } from '../../errors.ts';
 import { ELICIT_STORE_UNAVAILABLE } from '../../kernel/error-codes.ts';
 import { pooledRandom } from '../../kernel/random.ts';
 import { type Json, type Store, StoreError } from '../../kernel/store.ts';
-import type { AskLimits } from '../ask.ts';
 import { createAsk } from '../asks.ts';
 import { RoundsExceededError } from '../errors.ts';
 import type { Faults } from '../faults.ts';
-import type { OnceStore } from '../once-store.ts';
-import type { PendingAsks } from '../pending.ts';
-import type { Runnable, ToolOutput } from '../runnable.ts';
+import { type Runnable, type ToolOutput, toToolResult } from '../runnable.ts';
 import {
   isTerminal,
   leaseLapsed,
@@ -41,19 +37,9 @@ import {
   updateTask,
   without,
 } from '../tasks/records.ts';
-import type { ConnectSettings } from '../url-mode.ts';
-import { wireError } from '../wire.ts';
-import { type Engine, SUSPEND } from './contract.ts';
-import { type Journal, type Run, replayEngine } from './replay.ts';
-
-/** What the task engine keeps in a record's `context` to run the handler again anywhere. */
-export interface TaskContext {
-  readonly revision: string;
-  readonly caps: ClientCapabilities | undefined;
-  readonly clientId: string | undefined;
-  /** Rounds of input so far (bounded by limits.maxRounds). */
-  readonly rounds: number;
-}
+import { toolErrorResult, wireError } from '../wire.ts';
+import { SUSPEND, type TaskContext } from './contract.ts';
+import { type Journal, ReplayEngine, type ReplayHost, type Run } from './replay.ts';
 
 /** A pending request as the record keeps it: the ask's own key and what went to the client. */
 interface Parked {
@@ -65,11 +51,8 @@ interface Parked {
 export interface TaskHost {
   readonly store: Store;
   readonly limits: TaskLimits;
-  readonly askLimits: AskLimits;
-  readonly once: OnceStore;
-  readonly onceTtlMs: number;
-  readonly pending: PendingAsks;
-  readonly connect: ConnectSettings | undefined;
+  /** What every run on this server shares (a task's runs are replay runs). */
+  readonly replay: ReplayHost;
   /** Where failures of the work a task does outside any request are told. */
   readonly faults: Faults;
   /** This process, as lease owner. */
@@ -78,17 +61,6 @@ export interface TaskHost {
   readonly running: Map<string, AbortController>;
   /** The registration a task runs (tools are looked up by name on every replica). */
   entry(name: string): Runnable | undefined;
-}
-
-const toToolResult = (out: ToolOutput): CallToolResult =>
-  typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : out;
-
-function errorResult(error: ElicitError): CallToolResult {
-  return {
-    content: [{ type: 'text', text: error.message }],
-    isError: true,
-    _meta: { 'elicit/error': error.code },
-  };
 }
 
 /** What a handler's failure makes of the task: a tool's own error completes it, a protocol error fails it. */
@@ -102,7 +74,7 @@ export function settleFailure(error: unknown): { result: CallToolResult } | { er
         ...(wire.data === undefined ? {} : { data: wire.data as Json }),
       },
     };
-  if (error instanceof ElicitError) return { result: errorResult(error) };
+  if (error instanceof ElicitError) return { result: toolErrorResult(error) };
   // McpServer answers any other throw of a tool with an isError result; a task does the same.
   const message = error instanceof Error ? error.message : String(error);
   return { result: { content: [{ type: 'text', text: message }], isError: true } };
@@ -260,14 +232,14 @@ async function runOnce(
       write((r) => (r.status === 'working' ? { ...r, ...progressFields(p) } : undefined)),
     );
   };
-  // The last message a handler reported, not written yet: it goes with the terminal write, so
-  // a finished task does not show a message from before its last throttled report.
-  const unwritten = (): string | undefined => {
+  // The last progress a handler reported, not written yet: it goes with the parking or terminal
+  // write, so a task does not show a message from before its last throttled report.
+  const unwritten = (): Progress | undefined => {
     if (progressTimer !== undefined) clearTimeout(progressTimer);
     progressTimer = undefined;
     const p = latest;
     latest = undefined;
-    return p?.message;
+    return p;
   };
   const onProgress = (p: Progress) => {
     latest = p;
@@ -295,31 +267,21 @@ async function runOnce(
     }
     journal.p = Object.values(parked).map((p) => p.ask);
     const run: Run = {
+      host: host.replay,
       journal,
       fresh: false,
       responses,
       caps: context.caps,
       pending: new Map(),
-      once: host.once,
-      onceTtlMs: Math.max(host.onceTtlMs, record.ttlMs),
-      limits: host.askLimits,
+      onceTtlMs: Math.max(host.replay.onceTtlMs, record.ttlMs),
       revision: context.revision,
       principal,
       clientId: context.clientId,
-      connect: host.connect,
       signal: abort.signal,
-      waits: host.pending,
-      faults: host.faults,
     };
-    // A step whose result could not be journaled (the store stayed down for the whole lease):
-    // whatever the handler makes of the error it gets, the task fails with the store's error,
-    // never completes, because a result would hide that the step ran and a retry would repeat it.
-    let lost: TaskError | undefined;
-    const engine = journaled(replayEngine(run), journal, update, (error, key) => {
-      lost ??= stepLost(error, key);
-    });
+    const engine = new TaskEngine(run, update);
     const ctx = taskContext(base, id, abort.signal, onProgress);
-    const ask = createAsk(engine, principal, host.connect, ctx);
+    const ask = createAsk(engine, principal, host.replay.connect, ctx);
     let out: unknown;
     let thrown: { error: unknown } | undefined;
     try {
@@ -331,18 +293,19 @@ async function runOnce(
       await settle(update, { cancelled: true });
       return;
     }
-    if (lost !== undefined) {
-      await settle(update, { error: lost }, unwritten());
+    if (engine.lost !== undefined) {
+      await settle(update, { error: engine.lost }, unwritten()?.message);
       return;
     }
     if (thrown !== undefined) {
-      await settle(update, settleFailure(thrown.error), unwritten());
+      await settle(update, settleFailure(thrown.error), unwritten()?.message);
       return;
     }
     if (run.pending.size > 0) {
       const rounds = context.rounds + 1;
-      if (rounds > host.askLimits.maxRounds) {
-        await settle(update, settleFailure(new RoundsExceededError(host.askLimits.maxRounds)));
+      const { maxRounds } = host.replay.limits;
+      if (rounds > maxRounds) {
+        await settle(update, settleFailure(new RoundsExceededError(maxRounds)));
         return;
       }
       const pending: Record<string, Json> = {};
@@ -350,10 +313,7 @@ async function runOnce(
         pending[wireKey(ask)] = { ask, request } as unknown as Json;
       journal.p = [];
       // Progress not yet written goes with the parking write: the status message stays visible.
-      if (progressTimer !== undefined) clearTimeout(progressTimer);
-      progressTimer = undefined;
-      const p = latest;
-      latest = undefined;
+      const p = unwritten();
       await update((r) =>
         isTerminal(r.status)
           ? undefined
@@ -368,11 +328,11 @@ async function runOnce(
       );
       return;
     }
-    await settle(update, { result: toToolResult(out as ToolOutput) }, unwritten());
+    await settle(update, { result: toToolResult(out as ToolOutput) }, unwritten()?.message);
   } catch (error) {
     // The store failed or the record outgrew its bound: the task fails with what went wrong.
     // If even that cannot be written, drive() tells it and the lease lapses.
-    await settle(update, settleFailure(error), unwritten());
+    await settle(update, settleFailure(error), unwritten()?.message);
   } finally {
     clearInterval(renew);
     if (progressTimer !== undefined) clearTimeout(progressTimer);
@@ -424,37 +384,41 @@ function stepLost(error: unknown, key: string): TaskError {
 }
 
 /**
- * The replay engine, with every new step result written to the record before the handler goes
- * on. A write that fails (after `update`'s retries) is reported to `lost` before the handler
- * sees the error: the step ran, and its result is not kept.
+ * The task engine: the replay engine with every new step result written to the record before
+ * the handler goes on. A write that fails (after `update`'s retries) is kept in `lost` before
+ * the handler sees the error: the step ran, and its result is not kept, so whatever the handler
+ * makes of the error, the task fails with the store's error and never completes (a result would
+ * hide that the step ran, and a retry would repeat it).
  */
-function journaled(
-  engine: Engine,
-  journal: Journal,
-  update: Update,
-  lost: (error: unknown, key: string) => void,
-): Engine {
-  return {
-    ...engine,
-    async step(key, run, once) {
-      const known = Object.hasOwn(journal.s, key);
-      const value = await engine.step(key, run, once);
-      if (!known) {
-        const s = structuredClone(journal.s) as Json;
-        try {
-          await update((r) => {
-            if (isTerminal(r.status)) return undefined;
-            const j = (r.journal ?? {}) as Record<string, Json>;
-            return { ...r, journal: { ...j, s } };
-          });
-        } catch (error) {
-          lost(error, key);
-          throw error;
-        }
+class TaskEngine extends ReplayEngine {
+  readonly #update: Update;
+  /** The failed task's error when a step's result could not be journaled. */
+  lost: TaskError | undefined;
+
+  constructor(run: Run, update: Update) {
+    super(run);
+    this.#update = update;
+  }
+
+  override async step(key: string, fn: () => Promise<unknown>, once: boolean): Promise<unknown> {
+    const { journal } = this.run;
+    const known = Object.hasOwn(journal.s, key);
+    const value = await super.step(key, fn, once);
+    if (!known) {
+      const s = structuredClone(journal.s) as Json;
+      try {
+        await this.#update((r) => {
+          if (isTerminal(r.status)) return undefined;
+          const j = (r.journal ?? {}) as Record<string, Json>;
+          return { ...r, journal: { ...j, s } };
+        });
+      } catch (error) {
+        this.lost ??= stepLost(error, key);
+        throw error;
       }
-      return value;
-    },
-  };
+    }
+    return value;
+  }
 }
 
 /**

@@ -52,6 +52,7 @@ import {
   type TaskLimits,
   type TaskRecord,
   TaskTooLargeError,
+  taskHeader,
   updateTask,
   without,
 } from './records.ts';
@@ -150,16 +151,10 @@ function hostOf(server: TaskServer): Host {
   return host;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 /** The record as the 2025-11-25 `Task`. */
 export function wireTask(record: TaskRecord): Task {
   return {
-    taskId: record.id,
-    status: record.status,
-    ...(record.statusMessage === undefined ? {} : { statusMessage: record.statusMessage }),
-    createdAt: iso(record.createdAt),
-    lastUpdatedAt: iso(record.updatedAt),
+    ...taskHeader(record),
     ttl: record.ttlMs,
     pollInterval: record.pollIntervalMs,
   };

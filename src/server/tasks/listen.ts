@@ -19,6 +19,7 @@
 
 import { SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
 import type { Json } from '../../kernel/store.ts';
+import { rpcErrorResponse } from '../body.ts';
 import type { TaskHost } from '../engines/task.ts';
 import { storeFailureOnWire } from '../wire.ts';
 import { isLegacyTask } from './legacy-tasks.ts';
@@ -27,7 +28,12 @@ import { isTerminal, onTaskChange, readTask, type TaskRecord } from './records.t
 
 const KEEP_ALIVE_MS = 15_000;
 
-interface ListenMessage {
+/** A listen request whose `taskIds` is not a list of strings: answered -32602. */
+export interface InvalidListen {
+  readonly invalid: string | number;
+}
+
+export interface ListenMessage {
   jsonrpc: '2.0';
   id: string | number;
   method: 'subscriptions/listen';
@@ -43,10 +49,10 @@ function openOf(host: TaskHost): Map<string, number> {
 }
 
 /**
- * The listen request in `parsed` when it asks for tasks; `invalid` when its `taskIds` is not a
- * list of strings; undefined for anything else.
+ * The listen request in `parsed` when it asks for tasks; `invalid` (with the request's id) when
+ * its `taskIds` is not a list of strings; undefined for anything else.
  */
-function taskListen(parsed: unknown): ListenMessage | 'invalid' | undefined {
+export function taskListen(parsed: unknown): ListenMessage | InvalidListen | undefined {
   const m = parsed as Partial<ListenMessage> | null;
   if (m === null || typeof m !== 'object' || m.method !== 'subscriptions/listen') return undefined;
   const params = m.params as Partial<ListenMessage['params']> | null | undefined;
@@ -59,20 +65,20 @@ function taskListen(parsed: unknown): ListenMessage | 'invalid' | undefined {
   )
     return undefined;
   const ids = filter.taskIds;
-  if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) return 'invalid';
+  if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) return { invalid: m.id };
   return m as ListenMessage;
 }
 
-function invalidTaskIds(message: { id: string | number }): Response {
-  return Response.json({
-    jsonrpc: '2.0',
-    id: message.id,
-    error: {
+function invalidTaskIds(id: string | number): Response {
+  return rpcErrorResponse(
+    200,
+    {
       code: -32602,
       message:
         'Invalid params for subscriptions/listen: notifications.taskIds must be a list of task ids (strings)',
     },
-  });
+    id,
+  );
 }
 
 /** The task as a notification carries it: what tasks/get returns, without its resultType. */
@@ -82,21 +88,20 @@ function taskParams(record: TaskRecord): Record<string, unknown> {
 }
 
 /**
- * Serves `req` through `serve` (the SDK's handler), adding task notifications when it is a
- * `subscriptions/listen` that lists `taskIds` and `principal` is known; otherwise it is just
- * `serve(req)`.
+ * Serves `req`, a `subscriptions/listen` that lists `taskIds` (`taskListen` found `message` in
+ * its body), through `serve` (the SDK's handler), adding task notifications when `principal` is
+ * known; otherwise it is just `serve(req)`.
  */
 export async function serveListen(
   req: Request,
-  parsed: unknown,
+  message: ListenMessage | InvalidListen,
   host: TaskHost,
   principalOf: () => string | undefined,
   serve: (req: Request, parsed: unknown) => Promise<Response>,
 ): Promise<Response> {
-  const message = taskListen(parsed);
-  if (message === 'invalid') return invalidTaskIds(parsed as { id: string | number });
-  const principal = message === undefined ? undefined : principalOf();
-  if (message === undefined || principal === undefined) return serve(req, parsed);
+  if ('invalid' in message) return invalidTaskIds(message.invalid);
+  const principal = principalOf();
+  if (principal === undefined) return serve(req, message);
   const { taskIds, ...sdkFilter } = message.params.notifications;
   const held = openOf(host).get(principal) ?? 0;
   const wanted = (taskIds as unknown[])
@@ -114,11 +119,11 @@ export async function serveListen(
     // The store is down: this request gets its wire error, as any other request would.
     const wire = storeFailureOnWire(error);
     if (wire === undefined) throw error;
-    return Response.json({
-      jsonrpc: '2.0',
-      id: message.id,
-      error: { code: wire.code, message: wire.message, data: wire.data },
-    });
+    return rpcErrorResponse(
+      200,
+      { code: wire.code, message: wire.message, data: wire.data },
+      message.id,
+    );
   }
   // The SDK sees its own filter fields only (it would reject or drop an unknown one).
   const upstream = await serve(req, {

@@ -7,10 +7,7 @@
  * so the SDK answers them -32601 as the extension requires.
  */
 import {
-  CLIENT_CAPABILITIES_META_KEY,
-  type ClientCapabilities,
   type McpServer,
-  MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
   type ServerContext,
@@ -18,14 +15,9 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Json } from '../../kernel/store.ts';
 import { measureJson } from '../../schema/measure.ts';
-import {
-  drive,
-  leaseFor,
-  recover,
-  type TaskContext,
-  type TaskHost,
-  unknownTask,
-} from '../engines/task.ts';
+import { declaresTasks, requestCaps, TASKS_EXTENSION, tasksRequired } from '../capabilities.ts';
+import type { TaskStart } from '../engines/contract.ts';
+import { drive, leaseFor, recover, type TaskHost, unknownTask } from '../engines/task.ts';
 import { storeFailureOnWire } from '../wire.ts';
 import { isLegacyTask } from './legacy-tasks.ts';
 import {
@@ -33,11 +25,10 @@ import {
   isTerminal,
   readTask,
   type TaskRecord,
+  taskHeader,
   updateTask,
   without,
 } from './records.ts';
-
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** What the task methods need from the server. */
 export interface TaskMethodsServer {
@@ -45,39 +36,10 @@ export interface TaskMethodsServer {
   principalOf(ctx: ServerContext): string;
 }
 
-/** The client capabilities of a 2026-07-28 request (they ride in every request's `_meta`). */
-export function requestCaps(ctx: ServerContext): ClientCapabilities | undefined {
-  const env = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  return env?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
-}
-
-export function declaresTasks(caps: ClientCapabilities | undefined): boolean {
-  const ext = (caps as { extensions?: Record<string, unknown> } | undefined)?.extensions;
-  return (
-    ext !== undefined &&
-    ext !== null &&
-    typeof ext === 'object' &&
-    Object.hasOwn(ext, TASKS_EXTENSION)
-  );
-}
-
-/** -32021 naming the extension, for task methods or a `required` tool without it. */
-export const tasksRequired = (what: string) =>
-  new MissingRequiredClientCapabilityError(
-    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } as ClientCapabilities },
-    `${what} needs the ${TASKS_EXTENSION} extension; declare it in the request's client capabilities.`,
-  );
-
-const iso = (ms: number) => new Date(ms).toISOString();
-
 /** The task fields every task response carries (integer milliseconds, ISO 8601 times). */
 function taskFields(r: TaskRecord) {
   return {
-    taskId: r.id,
-    status: r.status,
-    ...(r.statusMessage === undefined ? {} : { statusMessage: r.statusMessage }),
-    createdAt: iso(r.createdAt),
-    lastUpdatedAt: iso(r.updatedAt),
+    ...taskHeader(r),
     ttlMs: r.ttlMs,
     pollIntervalMs: r.pollIntervalMs,
   };
@@ -110,17 +72,7 @@ export function detailedTask(r: TaskRecord) {
  * Creates the task for a tools/call and starts its handler in the background; resolves with the
  * `CreateTaskResult` once the record is in the store.
  */
-export async function startTask(
-  server: TaskMethodsServer,
-  init: {
-    principal: string;
-    name: string;
-    args: Json;
-    journal: Json;
-    context: TaskContext;
-  },
-  ctx: ServerContext,
-) {
+export async function startTask(server: TaskMethodsServer, init: TaskStart, ctx: ServerContext) {
   const host = server.tasks;
   const record = await createTask(
     host.store,
@@ -209,7 +161,7 @@ export function installTaskMethods(mcp: McpServer, server: TaskMethodsServer): v
       const keys = Object.keys(responses);
       if (
         measureJson(responses, MAX_RESPONSES) !== undefined ||
-        keys.length > host.askLimits.maxKeysPerRound * 4
+        keys.length > host.replay.limits.maxKeysPerRound * 4
       )
         throw new ProtocolError(
           ProtocolErrorCode.InvalidParams,

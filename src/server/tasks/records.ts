@@ -15,9 +15,11 @@ import {
 } from '../../kernel/error-codes.ts';
 import { pooledRandom } from '../../kernel/random.ts';
 import type { Json, Store, Stored } from '../../kernel/store.ts';
+import type { TaskStatus } from '../../kernel/tasks.ts';
 import { checkLimits } from '../errors.ts';
 
-export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+// A task's statuses, written once with the client's (kernel/tasks.ts).
+export type { TaskStatus };
 
 export const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
 
@@ -349,4 +351,15 @@ export function without<K extends keyof TaskRecord>(record: TaskRecord, ...keys:
   const copy = { ...record } as Record<string, unknown>;
   for (const k of keys) delete copy[k];
   return copy as unknown as TaskRecord;
+}
+
+/** What a task response carries of its record on either wire (times in ISO 8601). */
+export function taskHeader(r: TaskRecord) {
+  return {
+    taskId: r.id,
+    status: r.status,
+    ...(r.statusMessage === undefined ? {} : { statusMessage: r.statusMessage }),
+    createdAt: new Date(r.createdAt).toISOString(),
+    lastUpdatedAt: new Date(r.updatedAt).toISOString(),
+  };
 }
