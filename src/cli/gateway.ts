@@ -7,7 +7,15 @@
 
 import { spawn } from 'node:child_process';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { auditFile, createGateway, Inbox, PolicyError, readPolicy } from '../gateway/index.ts';
+import {
+  auditFile,
+  createGateway,
+  Inbox,
+  openSharedStore,
+  PolicyError,
+  readPolicy,
+  type SharedStore,
+} from '../gateway/index.ts';
 import type { UpstreamEra } from '../gateway/upstream.ts';
 import { authProviderFor } from './auth.ts';
 import { createTransport, type Target } from './host/transport.ts';
@@ -28,6 +36,13 @@ export interface GatewayCliOptions {
   readonly notify?: readonly string[];
   /** Serve hosts over HTTP here instead of stdio. */
   readonly listen?: { readonly host: string; readonly port: number };
+  /**
+   * The store replicas share (redis:// or postgres://): the inbox's questions, links and
+   * sessions live there, and answers given on any replica reach the one holding the call.
+   */
+  readonly store?: string;
+  /** The Redis key prefix or PostgreSQL schema that sets this deployment apart on that server. */
+  readonly storePrefix?: string;
 }
 
 /** Runs the gateway until the host goes away (stdio) or the process is told to stop. */
@@ -40,9 +55,20 @@ export async function runGateway(o: GatewayCliOptions): Promise<number> {
       : undefined;
   const policy = o.policyFile === undefined ? undefined : readPolicy(o.policyFile);
   const audit = o.auditFile === undefined ? undefined : auditFile(o.auditFile);
+  let shared: SharedStore | undefined;
+  if (o.store !== undefined) {
+    shared = await openSharedStore(o.store, {
+      ...(o.storePrefix === undefined ? {} : { prefix: o.storePrefix }),
+      onWarning: (w) => note(`${w.message} (${w.code})`),
+    });
+    note(
+      `the inbox is shared through ${new URL(o.store).protocol.slice(0, -1)} with every replica on it.`,
+    );
+  }
   const inbox =
     o.inbox === true
       ? await Inbox.start({
+          ...(shared === undefined ? {} : { store: shared.store, bus: shared.bus }),
           onWaiting: (q) => {
             note(`a question from ${q.server} (${q.tool}) waits in the inbox.`);
             const [cmd, ...args] = o.notify ?? [];
@@ -57,7 +83,7 @@ export async function runGateway(o: GatewayCliOptions): Promise<number> {
       : undefined;
   if (inbox !== undefined)
     note(
-      `questions your host cannot show wait at ${inbox.link()} (a one-time link: open it once, in your browser)`,
+      `questions your host cannot show wait at ${await inbox.link()} (a one-time link: open it once, in your browser)`,
     );
   const gateway = await createGateway({
     era: o.era,
@@ -104,6 +130,7 @@ export async function runGateway(o: GatewayCliOptions): Promise<number> {
   closing = true;
   await gateway.close();
   await inbox?.close();
+  await shared?.close();
   await audit?.close();
   return code;
 }
@@ -128,6 +155,8 @@ export async function gatewayCommand(
   let auditTo: string | undefined;
   let inbox = false;
   let notify: string[] | undefined;
+  let store: string | undefined;
+  let storePrefix: string | undefined;
   const positional: string[] = [];
   const host = <T>(f: () => T): T => {
     try {
@@ -168,7 +197,19 @@ export async function gatewayCommand(
     else if (a === '--policy') policyFile = value();
     else if (a === '--audit') auditTo = value();
     else if (a === '--inbox') inbox = true;
-    else if (a === '--notify') {
+    else if (a === '--store') {
+      store = value();
+      const scheme = URL.canParse(store) ? new URL(store).protocol : '';
+      if (!['redis:', 'rediss:', 'postgres:', 'postgresql:'].includes(scheme))
+        fail(
+          `--store takes a redis://, rediss://, postgres:// or postgresql:// address; got ${JSON.stringify(store.slice(0, 100))}`,
+        );
+      inbox = true;
+    } else if (a === '--store-prefix') {
+      storePrefix = value();
+      if (!/^[A-Za-z0-9_:.-]{1,64}$/.test(storePrefix))
+        fail('--store-prefix takes 1-64 letters, digits, _ : . or -');
+    } else if (a === '--notify') {
       notify = value().split(/\s+/).filter(Boolean);
       inbox = true;
     } else if (a === '--listen') {
@@ -209,6 +250,8 @@ export async function gatewayCommand(
     ...(auditTo === undefined ? {} : { auditFile: auditTo }),
     inbox,
     ...(notify === undefined ? {} : { notify }),
+    ...(store === undefined ? {} : { store }),
+    ...(storePrefix === undefined ? {} : { storePrefix }),
     era,
     env,
     headers,

@@ -91,6 +91,10 @@ Options:
                              one-time link is printed to stderr
   --notify "<command>"       run a command when a question waits (with server, tool and
                              message as arguments; no shell); implies --inbox
+  --store <url>              share the inbox with every gateway replica on this store
+                             (redis://… or postgres://…); implies --inbox
+  --store-prefix <name>      Redis key prefix or PostgreSQL schema for this deployment
+                             (default elicit: / elicit)
   --help                     this text
 
 See docs/gateway.md for host configuration.

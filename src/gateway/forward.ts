@@ -66,8 +66,15 @@ export interface ForwardHost {
   readonly tool?: string;
   /** Where forms wait when the host cannot show them (or a rule says `inbox`). */
   readonly inbox?: Inbox | undefined;
-  /** The call's signal and progress keep-alive while a question waits in the inbox (per call). */
-  readonly call?: { readonly signal: AbortSignal; keepAlive(): () => void };
+  /**
+   * The call's signal, its principal (whose inbox a question waits in) and progress keep-alive
+   * while a question waits there (per call).
+   */
+  readonly call?: {
+    readonly signal: AbortSignal;
+    readonly principal: string;
+    keepAlive(): () => void;
+  };
   /** How long a page of a -32042 may take to be reported complete before the call is made again. */
   readonly pageWaitMs: number;
   principalOf(ctx: ServerContext): string;
@@ -142,10 +149,11 @@ function send(
 }
 
 /** Progress on the host's token every 15 s while a question waits in the inbox. */
-function callContext(ctx: ServerContext): NonNullable<ForwardHost['call']> {
+function callContext(ctx: ServerContext, principal: string): NonNullable<ForwardHost['call']> {
   const token = ctx.mcpReq._meta?.progressToken;
   return {
     signal: ctx.mcpReq.signal,
+    principal,
     keepAlive() {
       if (token === undefined) return () => {};
       let beat = 0;
@@ -174,7 +182,11 @@ export function forward(
   const { _meta: _ignored, inputResponses: _r, requestState: _s, ...call } = params;
   const name =
     typeof call.name === 'string' ? call.name : typeof call.uri === 'string' ? call.uri : '';
-  const scoped: ForwardHost = { ...host, tool: name, call: callContext(ctx) };
+  const scoped: ForwardHost = {
+    ...host,
+    tool: name,
+    call: callContext(ctx, host.principalOf(ctx)),
+  };
   return host.upstream.modern
     ? rounds(scoped, method, call, ask, ctx)
     : held(scoped, method, call, ask, ctx);
@@ -410,6 +422,13 @@ function policyInbox(host: ForwardHost, schema: CompiledSchema): boolean {
   );
 }
 
+/** Whose inbox a question waits in (the call's principal), and the call's signal. */
+function inboxCall(host: ForwardHost): { principal: string; signal: AbortSignal } {
+  // Only `forward` asks the inbox, and it always scopes the host to its call.
+  const call = host.call as NonNullable<ForwardHost['call']>;
+  return { principal: call.principal, signal: call.signal };
+}
+
 /** A form answered in the inbox; the answer is checked here as any other (a page can be bypassed). */
 async function viaInbox(
   host: ForwardHost,
@@ -427,7 +446,7 @@ async function viaInbox(
         mode: 'form',
         requestedSchema: emitSchema(schema.fields),
       },
-      host.call?.signal,
+      inboxCall(host),
     );
     if (answer.action === 'opened') return { action: 'cancel' };
     if (answer.action !== 'accept') return answer;
@@ -451,7 +470,7 @@ async function urlViaInbox(
   try {
     const answer = await inbox.ask(
       { server: serverName(host), tool: host.tool ?? '', message, mode: 'url', analysis },
-      host.call?.signal,
+      inboxCall(host),
     );
     return {
       action:

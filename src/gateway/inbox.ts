@@ -1,28 +1,69 @@
 /**
  * The web inbox: where the host cannot ask, the person still can. Questions wait here and are
- * shown on a loopback page with `<elicit-form>`; the page is bound to whoever opened the
- * one-time link (a single-use token in the link becomes an HttpOnly, SameSite=Strict session
- * cookie; answers need that cookie, the page's CSRF token in a header and the page's own
- * Origin), served with a CSP that allows only its own script, and checks the Host header against
- * DNS rebinding. A form is shown with `<elicit-form>`; a URL page with `<elicit-url-consent>`,
- * given the gateway's own elicit/url analysis, so the person opens or declines it here.
+ * shown on a loopback page with `<elicit-form>` (a URL page with `<elicit-url-consent>`, given
+ * the gateway's own elicit/url analysis, so the person opens or declines it here).
+ *
+ * Every question belongs to the principal whose call asked it, and the page is bound to a
+ * principal too: a one-time link (minted for one principal, a single-use token kept in the store
+ * under its hash) becomes an HttpOnly, SameSite=Strict session cookie, kept in the store under its
+ * hash with that principal and a CSRF token, so the page lists and answers that principal's
+ * questions only. Answers need the cookie, the CSRF token in a header and the page's own Origin;
+ * the page is served with a CSP that allows only its own script, and the Host header is checked
+ * against DNS rebinding.
+ *
+ * Replicas: questions, links and sessions live in the store, so any replica sharing it shows and
+ * answers any of them. The answer is written to the question's record (compare-and-set) and a
+ * wake-up goes out on the message bus; the replica holding the call reads the record and the call
+ * ends with the answer (it also re-reads its questions every `pollMs`, for wake-ups missed during
+ * an outage). Each replica keeps a lease in the store while it runs; a question whose replica's
+ * lease lapsed (the process crashed or was killed) is shown and refused with
+ * ELICIT_GATEWAY_HOLDER_LOST, never left waiting.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ElicitError } from '../errors.ts';
+import { type MessageBus, memoryBus } from '../kernel/bus.ts';
+import { ELICIT_GATEWAY_HOLDER_LOST } from '../kernel/error-codes.ts';
 import { inboxPageScript } from '../kernel/inbox-script.ts';
+import type { Json, Store } from '../kernel/store.ts';
+import { memoryStore } from '../store/memory.ts';
 import type { UrlAnalysis } from '../url/index.ts';
 
 export interface InboxOptions {
   /** Loopback address to listen on; default 127.0.0.1, port 0 (any free port). */
   readonly host?: string;
   readonly port?: number;
-  /** Questions waiting at once; past it a question is cancelled. Default 100. */
+  /**
+   * Questions waiting at once, per principal (across every replica sharing the store) and in this
+   * process; past it a question is cancelled. Default 100.
+   */
   readonly maxWaiting?: number;
   /** How long a question waits for the person; default 10 minutes, then it is cancelled. */
   readonly waitMs?: number;
   /** Called when a question starts waiting (the CLI's `--notify`). */
   readonly onWaiting?: (question: InboxQuestion) => void;
+  /**
+   * Where questions, one-time links and sessions live. Default: this process's memory. Replicas
+   * share one (Redis or PostgreSQL) and one `bus`.
+   */
+  readonly store?: Store;
+  /** Wake-ups between replicas when a question is answered. Default: this process only. */
+  readonly bus?: MessageBus<Json>;
+  /**
+   * How long this process's lease in the store lasts (renewed every third of it): a replica
+   * silent this long is taken for gone and its questions fail with ELICIT_GATEWAY_HOLDER_LOST.
+   * Default 15 s.
+   */
+  readonly leaseMs?: number;
+  /** How often a waiting question's record is read again (missed wake-ups); default 2 s. */
+  readonly pollMs?: number;
+  /** How long a one-time link can be used; default 7 days. */
+  readonly linkTtlMs?: number;
+  /** How long a browser stays signed in; default 12 hours. */
+  readonly sessionTtlMs?: number;
+  /** Browsers signed in at once per principal; default 16. */
+  readonly maxSessions?: number;
 }
 
 /** A question as asked of the inbox: a form (its schema) or a URL page (its analysis). */
@@ -35,8 +76,14 @@ export type InboxAsk = {
   | { readonly mode: 'url'; readonly analysis: UrlAnalysis }
 );
 
-/** What the page shows of a waiting question. */
-export type InboxQuestion = InboxAsk & { readonly id: string };
+/**
+ * What the page shows of a question: waiting, or `failed` (with its code and message) when the
+ * process holding its call is gone.
+ */
+export type InboxQuestion = InboxAsk & {
+  readonly id: string;
+  readonly failed?: { readonly code: string; readonly message: string };
+};
 
 /** A form's answer, or `opened` when the person opened a URL page from the inbox. */
 export type InboxAnswer =
@@ -44,19 +91,50 @@ export type InboxAnswer =
   | { readonly action: 'opened' }
   | { readonly action: 'decline' | 'cancel' };
 
-interface Waiting {
-  readonly question: InboxQuestion;
-  readonly resolve: (answer: InboxAnswer) => void;
+/** A question of the inbox can no longer be answered (its `code` says why). */
+export class InboxError extends ElicitError {}
+
+/** The question's call was held by a process that stopped. */
+function holderLost(): InboxError {
+  return new InboxError(
+    ELICIT_GATEWAY_HOLDER_LOST,
+    'The gateway process that held this call stopped before it was answered, so the call is gone. Make the call again from your assistant.',
+  );
 }
+
+/** A question's record in the store. */
+type Record_ = {
+  /** The principal it belongs to. */
+  p: string;
+  /** The replica holding the call. */
+  r: string;
+  q: Json;
+  s: 'waiting' | 'answered' | 'failed';
+  a?: Json;
+};
 
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 const MAX_BODY = 256 * 1024;
-const MAX_SESSIONS = 16;
+/** How long a failed question stays listed so the person reads why. */
+const FAILED_TTL_MS = 10 * 60_000;
+const COOKIE = 'elicit_inbox';
 
 const token = () => randomBytes(32).toString('base64url');
+const hash = (label: string, value: string) =>
+  createHash('sha256').update(`${label}\u0000${value}`).digest('base64url');
 const same = (a: string, b: string) =>
   a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+const key = {
+  question: (id: string) => `inbox:q:${id}`,
+  link: (t: string) => `inbox:l:${hash('elicit-inbox-link', t)}`,
+  session: (c: string) => `inbox:s:${hash('elicit-inbox-session', c)}`,
+  lease: (replica: string) => `inbox:r:${replica}`,
+  /** Tags are bounded and printable whatever the principal is: its hash. */
+  questions: (principal: string) => `inbox:qp:${hash('elicit-inbox-principal', principal)}`,
+  sessions: (principal: string) => `inbox:sp:${hash('elicit-inbox-principal', principal)}`,
+};
 
 const PAGE = (csrf: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -71,29 +149,64 @@ const CSS = `body{font:16px/1.5 system-ui,sans-serif;margin:0;color:CanvasText;b
 main{max-width:40rem;margin:0 auto;padding:1rem}section{border:1px solid GrayText;border-radius:8px;padding:1rem;margin:1rem 0}
 h2{font-size:1rem;margin:0 0 .5rem}.done{color:GrayText}:root{color-scheme:light dark}`;
 
-/** The inbox of one gateway process. */
+interface Waiting {
+  readonly principal: string;
+  readonly resolve: (answer: InboxAnswer) => void;
+}
+
+/** What a posted answer may be, for a question of either mode. */
+function readAnswer(body: unknown, mode: 'form' | 'url'): InboxAnswer | undefined {
+  const a = body as { action?: unknown; content?: unknown } | null;
+  if (typeof a !== 'object' || a === null) return undefined;
+  if (mode === 'url' && a.action === 'opened') return { action: 'opened' };
+  if (
+    mode === 'form' &&
+    a.action === 'accept' &&
+    typeof a.content === 'object' &&
+    a.content !== null &&
+    !Array.isArray(a.content)
+  )
+    return { action: 'accept', content: a.content as Record<string, unknown> };
+  if (a.action === 'decline' || a.action === 'cancel') return { action: a.action };
+  return undefined;
+}
+
+/** The inbox of one gateway process (and, through a shared store, of its replicas). */
 export class Inbox {
   readonly url: URL;
+  /** This process among the replicas (its lease's name). */
+  readonly replica = randomBytes(12).toString('base64url');
   readonly #server: Server;
   readonly #options: InboxOptions;
+  readonly #store: Store;
+  readonly #bus: MessageBus<Json>;
   readonly #waiting = new Map<string, Waiting>();
-  /** One-time link tokens not used yet. */
-  readonly #links = new Set<string>();
-  /** Session cookie → CSRF token. */
-  readonly #sessions = new Map<string, string>();
+  readonly #unsubscribe: () => void;
+  readonly #lease: NodeJS.Timeout;
+  #poll: NodeJS.Timeout | undefined;
 
-  private constructor(server: Server, url: URL, options: InboxOptions) {
+  private constructor(server: Server, url: URL, options: InboxOptions, store: Store) {
     this.#server = server;
     this.url = url;
     this.#options = options;
+    this.#store = store;
+    this.#bus = options.bus ?? memoryBus();
+    this.#unsubscribe = this.#bus.subscribe((m) => {
+      const id = (m as { inbox?: unknown } | null)?.inbox;
+      if (typeof id === 'string' && this.#waiting.has(id)) void this.#check(id).catch(() => {});
+    });
+    const leaseMs = this.#leaseMs;
+    this.#lease = setInterval(() => void this.#renew().catch(() => {}), leaseMs / 3);
+    this.#lease.unref();
   }
 
-  /** Starts the inbox on loopback. */
+  /** Starts the inbox on loopback (and this process's lease in the store). */
   static async start(options: InboxOptions = {}): Promise<Inbox> {
     const host = options.host ?? '127.0.0.1';
+    const store = options.store ?? memoryStore();
     let inbox: Inbox | undefined;
     const server = createServer((req, res) => {
-      inbox?.handle(req, res).catch(() => {
+      (inbox as Inbox).handle(req, res).catch(() => {
         if (!res.headersSent) res.writeHead(500).end();
       });
     });
@@ -102,48 +215,158 @@ export class Inbox {
       server.listen(options.port ?? 0, host, () => resolve());
     });
     const { port } = server.address() as AddressInfo;
-    inbox = new Inbox(server, new URL(`http://${host}:${port}/inbox`), options);
+    inbox = new Inbox(server, new URL(`http://${host}:${port}/inbox`), options, store);
+    try {
+      await inbox.#renew();
+    } catch (error) {
+      await inbox.close();
+      throw error;
+    }
     return inbox;
   }
 
-  /** A link that signs one browser in, once. */
-  link(): string {
+  get #leaseMs(): number {
+    return this.#options.leaseMs ?? 15_000;
+  }
+
+  /** Keeps this process's lease alive: while it lasts, its questions can be answered. */
+  async #renew(): Promise<void> {
+    const k = key.lease(this.replica);
+    const ttlMs = this.#leaseMs;
+    const held = await this.#store.get(k);
+    if (held === undefined || !(await this.#store.update(k, held.version, 1, { ttlMs })))
+      await this.#store.create(k, 1, { ttlMs });
+  }
+
+  /**
+   * A link that signs one browser in, once, as `principal` (default `local`: whoever runs a
+   * gateway over stdio or loopback). Any replica sharing the store honours it.
+   */
+  async link(principal = 'local'): Promise<string> {
     const t = token();
-    this.#links.add(t);
+    await this.#store.create(key.link(t), principal, {
+      ttlMs: this.#options.linkTtlMs ?? 7 * 24 * 60 * 60_000,
+    });
     return `${this.url.href}?t=${t}`;
   }
 
-  /** Questions waiting now. */
+  /** Questions waiting in this process now. */
   get size(): number {
     return this.#waiting.size;
   }
 
-  /** Waits for the person to answer `question` (cancel on timeout, abort or a full inbox). */
-  ask(question: InboxAsk, signal?: AbortSignal): Promise<InboxAnswer> {
+  /**
+   * Waits for `principal` to answer `question` (cancel on timeout, abort or a full inbox). A
+   * store that fails throws its StoreError: the question was not shown.
+   */
+  async ask(
+    question: InboxAsk,
+    options: { readonly principal: string; readonly signal?: AbortSignal | undefined },
+  ): Promise<InboxAnswer> {
+    const { principal, signal } = options;
     const max = this.#options.maxWaiting ?? 100;
-    if (this.#waiting.size >= max || signal?.aborted === true)
-      return Promise.resolve({ action: 'cancel' });
+    const waitMs = this.#options.waitMs ?? 600_000;
+    if (this.#waiting.size >= max || signal?.aborted === true) return { action: 'cancel' };
     const id = token().slice(0, 22);
+    const record: Record_ = { p: principal, r: this.replica, q: question as Json, s: 'waiting' };
+    const tag = key.questions(principal);
+    const made = await this.#store.createCapped(
+      key.question(id),
+      record,
+      { ttlMs: waitMs + FAILED_TTL_MS, tags: [tag] },
+      { tag, max },
+    );
+    if (made !== 'created') return { action: 'cancel' };
     return new Promise((resolve) => {
       const finish = (answer: InboxAnswer) => {
+        if (!this.#waiting.delete(id)) return;
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        this.#waiting.delete(id);
+        if (this.#waiting.size === 0 && this.#poll !== undefined) {
+          clearInterval(this.#poll);
+          this.#poll = undefined;
+        }
+        void this.#store.delete(key.question(id)).catch(() => {});
         resolve(answer);
       };
       const onAbort = () => finish({ action: 'cancel' });
-      const timer = setTimeout(onAbort, this.#options.waitMs ?? 600_000);
+      const timer = setTimeout(onAbort, waitMs);
       signal?.addEventListener('abort', onAbort, { once: true });
-      const full: InboxQuestion = { id, ...question };
-      this.#waiting.set(id, { question: full, resolve: finish });
-      this.#options.onWaiting?.(full);
+      this.#waiting.set(id, { principal, resolve: finish });
+      this.#poll ??= setInterval(() => {
+        for (const w of this.#waiting.keys()) void this.#check(w).catch(() => {});
+      }, this.#options.pollMs ?? 2000);
+      this.#poll.unref();
+      this.#options.onWaiting?.({ id, ...question });
     });
   }
 
+  /** Reads a waiting question's record: answered elsewhere (or failed), the call ends. */
+  async #check(id: string): Promise<void> {
+    const waiting = this.#waiting.get(id);
+    if (waiting === undefined) return;
+    let rec: Record_ | undefined;
+    try {
+      rec = (await this.#store.get<Record_>(key.question(id)))?.value;
+    } catch {
+      return; // The store is out: the next poll reads again.
+    }
+    if (rec === undefined || rec.s === 'failed') waiting.resolve({ action: 'cancel' });
+    else if (rec.s === 'answered' && rec.a !== undefined)
+      waiting.resolve(rec.a as unknown as InboxAnswer);
+  }
+
   async close(): Promise<void> {
+    clearInterval(this.#lease);
     for (const w of [...this.#waiting.values()]) w.resolve({ action: 'cancel' });
+    this.#unsubscribe();
+    await this.#store.delete(key.lease(this.replica)).catch(() => {});
     this.#server.closeAllConnections();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  /** Whether the replica holding a question still runs (its lease is live). */
+  async #alive(replica: string, seen: Map<string, boolean>): Promise<boolean> {
+    if (replica === this.replica) return true;
+    let alive = seen.get(replica);
+    if (alive === undefined) {
+      alive = (await this.#store.get(key.lease(replica))) !== undefined;
+      seen.set(replica, alive);
+    }
+    return alive;
+  }
+
+  /** A question whose holder is gone is marked failed, so every replica says the same. */
+  async #fail(id: string, version: number, rec: Record_): Promise<void> {
+    await this.#store
+      .update(key.question(id), version, { ...rec, s: 'failed' }, { ttlMs: FAILED_TTL_MS })
+      .catch(() => {});
+  }
+
+  /** The principal's questions, waiting or failed, as the page shows them. */
+  async #list(principal: string): Promise<InboxQuestion[]> {
+    const max = this.#options.maxWaiting ?? 100;
+    const ids = await this.#store.findByTag(key.questions(principal), { limit: max });
+    const seen = new Map<string, boolean>();
+    const out: InboxQuestion[] = [];
+    for (const k of ids) {
+      const stored = await this.#store.get<Record_>(k);
+      const rec = stored?.value;
+      if (stored === undefined || rec === undefined || rec.p !== principal) continue;
+      const id = k.slice(key.question('').length);
+      let failed = rec.s === 'failed';
+      if (rec.s === 'waiting' && !(await this.#alive(rec.r, seen))) {
+        failed = true;
+        await this.#fail(id, stored.version, rec);
+      } else if (rec.s !== 'waiting' && !failed) continue;
+      const q = rec.q as unknown as InboxAsk;
+      if (!failed) out.push({ ...q, id });
+      else {
+        const e = holderLost();
+        out.push({ ...q, id, failed: { code: e.code, message: e.message } });
+      }
+    }
+    return out;
   }
 
   /** @internal */
@@ -168,45 +391,61 @@ export class Inbox {
     // DNS rebinding: only our own address may be named.
     if (req.headers.host !== this.url.host) return send(421, 'text/plain', 'wrong host');
     const url = new URL(req.url ?? '/', this.url);
-    const cookie = /(?:^|;\s*)elicit_inbox=([A-Za-z0-9_-]{43})/.exec(req.headers.cookie ?? '')?.[1];
-    const csrf = cookie === undefined ? undefined : this.#sessions.get(cookie);
     if (req.method === 'GET' && url.pathname === '/inbox' && url.searchParams.has('t')) {
       const t = url.searchParams.get('t') ?? '';
-      if (!this.#links.delete(t))
+      const taken = /^[A-Za-z0-9_-]{43}$/.test(t)
+        ? await this.#store.take<string>(key.link(t))
+        : undefined;
+      if (taken === undefined || typeof taken.value !== 'string')
         return send(
           403,
           'text/plain',
           'This link was used already or is not valid; ask the gateway for a new one.',
         );
+      const principal = taken.value;
       const session = token();
-      if (this.#sessions.size >= MAX_SESSIONS)
-        this.#sessions.delete(this.#sessions.keys().next().value as string);
-      this.#sessions.set(session, token());
+      const ttlMs = this.#options.sessionTtlMs ?? 12 * 60 * 60_000;
+      const tag = key.sessions(principal);
+      const made = await this.#store.createCapped(
+        key.session(session),
+        { p: principal, csrf: token() },
+        { ttlMs, tags: [tag] },
+        { tag, max: this.#options.maxSessions ?? 16 },
+      );
+      if (made !== 'created')
+        return send(
+          429,
+          'text/plain',
+          'Too many browsers are signed in to this inbox; sign-ins end after a while. Try again later.',
+        );
       return send(303, 'text/plain', '', {
         location: '/inbox',
-        'set-cookie': `elicit_inbox=${session}; HttpOnly; SameSite=Strict; Path=/`,
+        'set-cookie': `${COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${Math.floor(ttlMs / 1000)}`,
       });
     }
     if (url.pathname === '/inbox.css') return send(200, 'text/css', CSS);
     if (url.pathname === '/inbox.js') return send(200, 'text/javascript', await inboxPageScript());
-    if (csrf === undefined)
+    const cookie = /(?:^|;\s*)elicit_inbox=([A-Za-z0-9_-]{43})(?:;|$)/.exec(
+      req.headers.cookie ?? '',
+    )?.[1];
+    const session =
+      cookie === undefined
+        ? undefined
+        : (await this.#store.get<{ p: string; csrf: string }>(key.session(cookie)))?.value;
+    if (session === undefined)
       return send(
         401,
         'text/plain',
         'Open the link the gateway printed to see the questions waiting for you.',
       );
     if (req.method === 'GET' && url.pathname === '/inbox')
-      return send(200, 'text/html; charset=utf-8', PAGE(csrf));
+      return send(200, 'text/html; charset=utf-8', PAGE(session.csrf));
     if (req.method === 'GET' && url.pathname === '/inbox/questions')
-      return send(
-        200,
-        'application/json',
-        JSON.stringify([...this.#waiting.values()].map((w) => w.question)),
-      );
+      return send(200, 'application/json', JSON.stringify(await this.#list(session.p)));
     if (req.method === 'POST' && url.pathname === '/inbox/answer') {
       if (
         req.headers.origin !== this.url.origin ||
-        !same(String(req.headers['x-elicit-csrf'] ?? ''), csrf)
+        !same(String(req.headers['x-elicit-csrf'] ?? ''), session.csrf)
       )
         return send(403, 'text/plain', 'refused');
       let body = '';
@@ -214,27 +453,46 @@ export class Inbox {
         body += chunk;
         if (body.length > MAX_BODY) return send(413, 'text/plain', 'too large');
       }
-      let answer: { id?: unknown; action?: unknown; content?: unknown };
+      let posted: { id?: unknown };
       try {
-        answer = JSON.parse(body);
+        posted = JSON.parse(body);
       } catch {
         return send(400, 'text/plain', 'not JSON');
       }
-      const waiting = typeof answer.id === 'string' ? this.#waiting.get(answer.id) : undefined;
-      if (waiting === undefined)
+      const id =
+        typeof posted?.id === 'string' && /^[A-Za-z0-9_-]{22}$/.test(posted.id)
+          ? posted.id
+          : undefined;
+      const stored =
+        id === undefined ? undefined : await this.#store.get<Record_>(key.question(id));
+      const rec = stored?.value;
+      // Another principal's question is "not waiting", as one that never was.
+      if (id === undefined || stored === undefined || rec === undefined || rec.p !== session.p)
         return send(404, 'text/plain', 'That question is not waiting any more.');
-      const url = waiting.question.mode === 'url';
-      if (url && answer.action === 'opened') waiting.resolve({ action: 'opened' });
-      else if (
-        !url &&
-        answer.action === 'accept' &&
-        typeof answer.content === 'object' &&
-        answer.content !== null
-      )
-        waiting.resolve({ action: 'accept', content: answer.content as Record<string, unknown> });
-      else if (answer.action === 'decline' || answer.action === 'cancel')
-        waiting.resolve({ action: answer.action });
-      else return send(400, 'text/plain', 'unknown action');
+      const gone = () => {
+        const e = holderLost();
+        return send(410, 'application/json', JSON.stringify({ code: e.code, message: e.message }));
+      };
+      if (rec.s === 'failed') return gone();
+      if (rec.s !== 'waiting')
+        return send(404, 'text/plain', 'That question is not waiting any more.');
+      if (!(await this.#alive(rec.r, new Map()))) {
+        await this.#fail(id, stored.version, rec);
+        return gone();
+      }
+      const answer = readAnswer(
+        posted,
+        (rec.q as { mode?: unknown }).mode === 'url' ? 'url' : 'form',
+      );
+      if (answer === undefined) return send(400, 'text/plain', 'unknown action');
+      const written = await this.#store.update(key.question(id), stored.version, {
+        ...rec,
+        s: 'answered',
+        a: answer as unknown as Json,
+      });
+      if (!written) return send(404, 'text/plain', 'That question is not waiting any more.');
+      // The holder re-reads its questions every pollMs, so a lost wake-up only delays the answer.
+      await this.#bus.publish({ inbox: id }).catch(() => {});
       return send(204, 'text/plain', '');
     }
     return send(404, 'text/plain', 'not found');

@@ -11,6 +11,7 @@ export {
   Inbox,
   type InboxAnswer,
   type InboxAsk,
+  InboxError,
   type InboxOptions,
   type InboxQuestion,
 } from './inbox.ts';
@@ -25,4 +26,5 @@ export {
   type PolicyRule,
   readPolicy,
 } from './policy.ts';
+export { openSharedStore, type SharedStore, type SharedStoreOptions } from './shared.ts';
 export type { UpstreamEra, UpstreamOptions } from './upstream.ts';

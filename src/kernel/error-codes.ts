@@ -115,6 +115,8 @@ export const ELICIT_GATEWAY_HELD_LIMIT = 'ELICIT_GATEWAY_HELD_LIMIT';
 export const ELICIT_GATEWAY_HELD_GONE = 'ELICIT_GATEWAY_HELD_GONE';
 export const ELICIT_GATEWAY_NO_CALL = 'ELICIT_GATEWAY_NO_CALL';
 export const ELICIT_GATEWAY_POLICY = 'ELICIT_GATEWAY_POLICY';
+export const ELICIT_GATEWAY_HOLDER_LOST = 'ELICIT_GATEWAY_HOLDER_LOST';
+export const ELICIT_GATEWAY_STORE = 'ELICIT_GATEWAY_STORE';
 
 export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
   [ELICIT_LIMIT_INVALID]: {
@@ -583,6 +585,18 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
     reach: 'local',
     meaning: 'An answer policy file cannot be read or has a rule elicit cannot use.',
   },
+  [ELICIT_GATEWAY_HOLDER_LOST]: {
+    part: 'gateway',
+    reach: 'local',
+    meaning:
+      'A question in the inbox belongs to a call whose gateway process stopped (crashed, killed or restarted) before it was answered: the call is gone, so the question can no longer be answered.',
+  },
+  [ELICIT_GATEWAY_STORE]: {
+    part: 'gateway',
+    reach: 'local',
+    meaning:
+      'The shared store named for the gateway (--store) is not a redis://, rediss://, postgres:// or postgresql:// address.',
+  },
 };
 
 export type ElicitErrorCode =
@@ -670,4 +684,6 @@ export type ElicitErrorCode =
   | typeof ELICIT_GATEWAY_HELD_LIMIT
   | typeof ELICIT_GATEWAY_HELD_GONE
   | typeof ELICIT_GATEWAY_NO_CALL
-  | typeof ELICIT_GATEWAY_POLICY;
+  | typeof ELICIT_GATEWAY_POLICY
+  | typeof ELICIT_GATEWAY_HOLDER_LOST
+  | typeof ELICIT_GATEWAY_STORE;

@@ -13,6 +13,8 @@ import type { ElicitFormElement } from './form-element.ts';
 /** A waiting question as the page reads it from `<base>/questions`. */
 type Question = {
   readonly id: string;
+  /** The call behind the question is gone (its process stopped): why, and nothing to answer. */
+  readonly failed?: { readonly code: string; readonly message: string };
   readonly server: string;
   readonly tool: string;
   readonly message: string;
@@ -28,6 +30,20 @@ const base = meta('inbox') ?? '/inbox';
 const list = document.getElementById('questions') as HTMLElement;
 const empty = document.getElementById('empty') as HTMLElement;
 const shown = new Set<string>();
+/** Sections by question, to say on them when a question fails after it was shown. */
+const sections = new Map<string, HTMLElement>();
+
+/** A failure as the page says it: the server's message and its code. */
+function failure(section: HTMLElement, failed: { code: string; message: string }): void {
+  if (section.dataset.failed !== undefined) return;
+  section.dataset.failed = failed.code;
+  const note = document.createElement('p');
+  note.className = 'done';
+  note.setAttribute('role', 'status');
+  note.textContent = `${failed.message} (${failed.code})`;
+  section.append(note);
+  for (const el of section.querySelectorAll('elicit-form, elicit-url-consent')) el.remove();
+}
 
 function render(q: Question): void {
   const section = document.createElement('section');
@@ -57,10 +73,17 @@ function render(q: Question): void {
       headers: { 'content-type': 'application/json', 'x-elicit-csrf': csrf },
       body: JSON.stringify({ id: q.id, ...detail }),
     })
-      .then((r) => say(r.ok ? 'Sent.' : 'This question is not waiting any more.'))
+      .then(async (r) => {
+        if (r.status === 410)
+          failure(section, (await r.json()) as { code: string; message: string });
+        else say(r.ok ? 'Sent.' : 'This question is not waiting any more.');
+      })
       .catch(() => say('Not sent: the server could not be reached. Reload the page to try again.'));
   });
-  section.append(title, form);
+  section.append(title);
+  if (q.failed === undefined) section.append(form);
+  else failure(section, q.failed);
+  sections.set(q.id, section);
   list.append(section);
 }
 
@@ -73,6 +96,9 @@ async function poll(): Promise<void> {
         if (!shown.has(q.id)) {
           shown.add(q.id);
           render(q);
+        } else if (q.failed !== undefined) {
+          const section = sections.get(q.id);
+          if (section !== undefined) failure(section, q.failed);
         }
       empty.hidden = shown.size > 0;
     }

@@ -73,7 +73,7 @@ describe('the web inbox, a host without elicitation', () => {
       const call = client.callTool({ name: 'order', arguments: {} });
       await waiting(1);
       const page = await browser.newPage();
-      await page.goto(inbox.link());
+      await page.goto(await inbox.link());
       await page.waitForSelector('elicit-form >> input[name=dish]');
       expect(await page.textContent('h2')).toBe('asker · order');
       await page.fill('elicit-form >> input[name=dish]', 'soup');
@@ -96,7 +96,7 @@ describe('the web inbox, a host without elicitation', () => {
       const call = client.callTool({ name: 'pay', arguments: {} });
       await waiting(1);
       const page = await browser.newPage();
-      await page.goto(inbox.link());
+      await page.goto(await inbox.link());
       await page.waitForSelector('elicit-url-consent >> [part=open]');
       expect(await page.textContent('h2')).toBe('asker · pay');
       // The analysis is the gateway's: credentials gone, the site shown.
@@ -113,7 +113,7 @@ describe('the web inbox, a host without elicitation', () => {
   }
 
   it('a link works once; without the session nothing is shown; an answer needs CSRF and Origin', async () => {
-    const link = inbox.link();
+    const link = await inbox.link();
     const first = await fetch(link, { redirect: 'manual' });
     expect(first.status).toBe(303);
     const cookie = (first.headers.get('set-cookie') ?? '').split(';')[0] as string;

@@ -78,7 +78,7 @@ async function openInInbox(): Promise<string> {
   expect(inbox.size).toBe(1);
   const page = await browser.newPage();
   try {
-    await page.goto(inbox.link());
+    await page.goto(await inbox.link());
     await page.waitForSelector('elicit-url-consent >> [part=open]');
     const shown = (await page.textContent('elicit-url-consent >> [part=url]')) ?? '';
     // The buttons are armed 500 ms after the page is shown.
