@@ -20,6 +20,8 @@ import {
   type ServerContext,
   UrlElicitationRequiredError,
 } from '@modelcontextprotocol/server';
+import { createdTask, sdkTaskWire } from '../client/task-wire.ts';
+import { followTask, TASKS_EXTENSION, TaskFailed, TaskRefused } from '../client/tasks.ts';
 import { ElicitError } from '../errors.ts';
 import { joinKey } from '../kernel/keys.ts';
 import type { TokenBuckets } from '../kernel/rate-limit.ts';
@@ -32,6 +34,7 @@ import {
   SchemaError,
 } from '../schema/index.ts';
 import type { Ask } from '../server/ask.ts';
+import { runsAsLegacyTask } from '../server/tasks/legacy-tasks.ts';
 import { analyzeUrl, type UrlAnalysis } from '../url/index.ts';
 import type { HeldCall, HeldCalls } from './held.ts';
 import type { Inbox } from './inbox.ts';
@@ -108,7 +111,7 @@ function progressTo(ctx: ServerContext) {
  * What the host can be asked, as client capabilities: a 2026-07-28 server reads them per request,
  * so it asks only what will reach the host (a 2025 server saw the gateway's at initialize).
  */
-function hostCapabilities(host: ForwardHost, ask: Ask): Record<string, unknown> {
+function hostCapabilities(host: ForwardHost, ask: Ask, task: boolean): Record<string, unknown> {
   // With a policy the gateway itself can answer (and decline a page) when the host cannot.
   const ruled = host.policy !== undefined;
   const elicitation: Record<string, object> = {};
@@ -118,6 +121,8 @@ function hostCapabilities(host: ForwardHost, ask: Ask): Record<string, unknown> 
     ...(Object.keys(elicitation).length > 0 ? { elicitation } : {}),
     ...(ask.can('sampling') ? { sampling: {} } : {}),
     ...(ask.can('roots') ? { roots: {} } : {}),
+    // A call the host runs as a task may be one on the server too (followed by `followTask`).
+    ...(task ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
   };
 }
 
@@ -130,12 +135,13 @@ function send(
   signal: AbortSignal,
   timeout: number,
   ask?: Ask,
+  task = false,
 ): Promise<Result> {
   const onprogress = progressTo(ctx);
   const params =
     ask === undefined
       ? call
-      : { ...call, _meta: { [CLIENT_CAPABILITIES_META_KEY]: hostCapabilities(host, ask) } };
+      : { ...call, _meta: { [CLIENT_CAPABILITIES_META_KEY]: hostCapabilities(host, ask, task) } };
   return host.upstream.client.request(
     { method, params } as never,
     {
@@ -203,10 +209,27 @@ async function rounds(
   const used = new Set<string>();
   // URL pages asked of a 2025 host: told complete once the server stops asking for them.
   let pages = new Map<string, string>();
+  // A tools/call the host runs as a 2025-11-25 task is offered to the server as a task too.
+  const task = method === 'tools/call' && runsAsLegacyTask(ctx);
   for (let round = 0; round <= host.maxRounds; round++) {
     const r = await ask.step(`u${round}`, () =>
-      send(host, method, { ...call, ...retry }, ctx, ctx.mcpReq.signal, host.callTimeoutMs, ask),
+      send(
+        host,
+        method,
+        { ...call, ...retry },
+        ctx,
+        ctx.mcpReq.signal,
+        host.callTimeoutMs,
+        ask,
+        task,
+      ).catch((error: unknown) => {
+        // The server made the call a task: its CreateTaskResult, followed below.
+        const created = task ? createdTask(error) : undefined;
+        if (created === undefined) throw error;
+        return { ...created, resultType: 'task' } as Result;
+      }),
     );
+    if (task && r.resultType === 'task') return followServerTask(host, ask, ctx, r, used);
     const requests = isInputRequired(r) ? (r.inputRequests ?? {}) : {};
     const asked = new Map<string, string>();
     for (const request of Object.values(requests)) {
@@ -265,6 +288,61 @@ function urlRequired(error: unknown): Page[] | undefined {
 type Page = { url: string; message: string; elicitationId: string };
 
 const URL_REQUIRED_CODE = -32042;
+
+/**
+ * A task the server made of a call the host runs as a 2025-11-25 task: followed to its end with
+ * elicit/client's `followTask` (tasks/get at the server's interval, each input request asked of
+ * the host through the host's own task, the answer sent with tasks/update). Cancelling the
+ * host's task cancels the server's; a failed task fails the host's with the server's error.
+ */
+async function followServerTask(
+  host: ForwardHost,
+  ask: Ask,
+  ctx: ServerContext,
+  created: Result,
+  used: Set<string>,
+): Promise<unknown> {
+  let asked = 0;
+  try {
+    return await followTask(
+      created,
+      sdkTaskWire(host.upstream.client, host.callTimeoutMs),
+      async (key, request) => {
+        const allowed = takeToken(host, ctx);
+        const n = asked++;
+        try {
+          const out = await answerAll(
+            host,
+            ask,
+            (k) => {
+              const own = ASK_KEY.test(k) && k.length <= 60 && !used.has(k) ? k : `t${n}`;
+              used.add(own);
+              return own;
+            },
+            [[key, request as InputRequest]],
+            [allowed],
+            new Map(),
+          );
+          return out[key];
+        } catch (error) {
+          // The host cannot be asked this: the server's task is cancelled, saying why.
+          if (error instanceof ElicitError || error instanceof ProtocolError)
+            throw new TaskRefused(error.message);
+          throw error;
+        }
+      },
+      { signal: ctx.mcpReq.signal },
+    );
+  } catch (error) {
+    if (error instanceof TaskFailed)
+      throw new ProtocolError(error.error.code, error.error.message, error.error.data);
+    if (error instanceof ElicitError)
+      throw new ProtocolError(ProtocolErrorCode.InternalError, error.message, {
+        code: error.code,
+      });
+    throw error;
+  }
+}
 
 function takeToken(host: ForwardHost, ctx: ServerContext): boolean {
   const server = host.upstream.client.getServerVersion()?.name ?? '';

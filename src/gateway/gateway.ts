@@ -18,6 +18,7 @@ import { type Gate, openGate } from '../server/gate.ts';
 import { type HttpOptions, httpEntry, type Listening, listen } from '../server/http.ts';
 import { invoke, type Runnable } from '../server/runner.ts';
 import { stdio } from '../server/stdio.ts';
+import { installLegacyTasks, type LegacyTaskMode } from '../server/tasks/legacy-tasks.ts';
 import { WireMcpServer } from '../server/wire.ts';
 import { type CallMethod, type ForwardHost, forward } from './forward.ts';
 import { HeldCalls, type HeldLimits } from './held.ts';
@@ -222,6 +223,10 @@ function install(mcp: McpServer, era: Era, app: GatewayApp, host: ForwardHost): 
         signal: ctx.mcpReq.signal,
       }) as Promise<never>;
   const gates = era === 'modern' ? new WeakMap<object, Gate>() : undefined;
+  // A 2025-11-25 host may run any call as a task (the gateway follows the server's own task,
+  // or waits for its plain call, in the background); installed before tools/call is.
+  const tasks = era === 'legacy' && caps.tools !== undefined && host.upstream.modern;
+  if (tasks) installLegacyTasks(mcp, app, EVERY_TOOL);
   const call =
     (method: CallMethod) =>
     async (request: { method: string; params: Record<string, unknown> }, ctx: ServerContext) => {
@@ -246,7 +251,7 @@ function install(mcp: McpServer, era: Era, app: GatewayApp, host: ForwardHost): 
     handler: (request: never, ctx: ServerContext) => unknown,
   ) => void;
   if (caps.tools !== undefined) {
-    set('tools/list', pass('tools/list'));
+    set('tools/list', tasks ? asTasks(pass('tools/list')) : pass('tools/list'));
     set('tools/call', call('tools/call'));
   }
   if (caps.prompts !== undefined) {
@@ -267,6 +272,31 @@ function install(mcp: McpServer, era: Era, app: GatewayApp, host: ForwardHost): 
   low.setNotificationHandler('notifications/roots/list_changed', () => {
     void client.sendRootsListChanged().catch(() => {});
   });
+}
+
+/** Every tool may run as a task (`installLegacyTasks` reads a tool's support from this map). */
+class EveryTool extends Map<string, LegacyTaskMode> {
+  override get(): LegacyTaskMode {
+    return 'optional';
+  }
+}
+const EVERY_TOOL: ReadonlyMap<string, LegacyTaskMode> = new EveryTool();
+
+/** tools/list saying each tool may run as a 2025-11-25 task (a host asks only those that say so). */
+function asTasks(
+  list: (request: { params?: Record<string, unknown> }, ctx: ServerContext) => Promise<never>,
+) {
+  return async (request: { params?: Record<string, unknown> }, ctx: ServerContext) => {
+    const r = (await list(request, ctx)) as { tools?: unknown };
+    if (!Array.isArray(r.tools)) return r as never;
+    return {
+      ...r,
+      tools: r.tools.map((t: Record<string, unknown>) => ({
+        ...t,
+        execution: { ...(t.execution as object | undefined), taskSupport: 'optional' },
+      })),
+    } as never;
+  };
 }
 
 /** A request's params without the host's own `_meta` (its progress token, its envelope). */

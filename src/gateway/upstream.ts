@@ -12,6 +12,8 @@ import {
   ProtocolErrorCode,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { hookTaskResults } from '../client/task-wire.ts';
+import { TASKS_EXTENSION } from '../client/tasks.ts';
 import { ElicitError } from '../errors.ts';
 import { ELICIT_GATEWAY_UPSTREAM } from '../kernel/error-codes.ts';
 import { eraOf, LEGACY_REVISION, MODERN_REVISION } from '../kernel/revision.ts';
@@ -91,6 +93,10 @@ export class Upstream {
           elicitation: { form: {}, url: {} },
           sampling: {},
           roots: { listChanged: true },
+          // The tasks extension, for the tasks/* requests that follow a server's task; each call
+          // says per request what the host can take (forward.ts), so a call is a task on the
+          // server only when the host runs it as one.
+          extensions: { [TASKS_EXTENSION]: {} },
         },
         listChanged: {
           tools: changed('notifications/tools/list_changed'),
@@ -127,6 +133,8 @@ export class Upstream {
         signal: AbortSignal.timeout(timeoutMs),
         timeout: timeoutMs,
       });
+      // A task the server makes of a call (the tasks extension) reaches forward.ts to follow.
+      hookTaskResults(this.client);
     } catch (error) {
       if (again && (await this.#options.retryConnect?.(transport, error)) === true) {
         await this.client.close().catch(() => {});

@@ -6,6 +6,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
   ElicitationCompleteNotificationSchema,
   ElicitRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -21,6 +23,7 @@ type Reply = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string,
 let upstream: Listening;
 let gateway: Gateway;
 let front: Listening;
+let serverTaskStopped = false;
 
 beforeAll(async () => {
   const app = demoServer();
@@ -32,6 +35,26 @@ beforeAll(async () => {
     if (a.action !== 'accept' || b.action !== 'accept') return 'stopped';
     return `${a.content.a}/${b.content.b}/${c}`;
   });
+  // A task that runs until it is cancelled, and says when it was.
+  app.tool(
+    'long_task',
+    { description: 'runs until cancelled', task: 'optional' },
+    async (_args, _ask, ctx) => {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 20_000);
+        ctx.mcpReq.signal.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            serverTaskStopped = true;
+            resolve();
+          },
+          { once: true },
+        );
+      });
+      return 'ran to the end';
+    },
+  );
   upstream = await listen(httpEntry(app));
   gateway = await createGateway({
     transport: () => new StreamableHTTPClientTransport(upstream.url),
@@ -169,6 +192,56 @@ describe('SDK v1 host (2025-11-25) → gateway → demo server on 2026-07-28', (
       expect(progress[i]).toBeGreaterThan(progress[i - 1] as number);
     await client.close();
   });
+
+  it('the task tool as a 2025-11-25 task: the server’s task followed, its question asked through tasks/result', async () => {
+    const { client, seen } = await v1Host((p) => {
+      const field = Object.keys((p.requestedSchema as { properties: object }).properties)[0];
+      return { action: 'accept', content: { [field as string]: true } };
+    });
+    const tools = await client.listTools();
+    expect(tools.tools.find((t) => t.name === 'migrate_data')?.execution?.taskSupport).toBe(
+      'optional',
+    );
+    const statuses: string[] = [];
+    let taskId = '';
+    let result: unknown;
+    for await (const m of client.experimental.tasks.callToolStream(
+      { name: 'migrate_data', arguments: {} },
+      CallToolResultSchema,
+      { task: { ttl: 60_000 } },
+    )) {
+      if (m.type === 'taskCreated') taskId = m.task.taskId;
+      else if (m.type === 'taskStatus') statuses.push(m.task.status);
+      else if (m.type === 'result') result = m.result;
+      else throw m.error;
+    }
+    expect(textOf(result)).toBe('Copied 6 chunks and switched over to the new database.');
+    expect(seen).toHaveLength(1);
+    expect(statuses).toContain('input_required');
+    expect((await client.experimental.tasks.getTask(taskId)).status).toBe('completed');
+    const listed = await client.experimental.tasks.listTasks();
+    expect(listed.tasks.map((t) => t.taskId)).toContain(taskId);
+    await client.close();
+  }, 30_000);
+
+  it('cancelling the host’s task cancels the server’s', async () => {
+    const { client } = await v1Host(() => ({ action: 'cancel' }));
+    const created = await client.request(
+      {
+        method: 'tools/call',
+        params: { name: 'long_task', arguments: {}, task: { ttl: 60_000 } },
+      },
+      CreateTaskResultSchema,
+    );
+    const taskId = created.task.taskId;
+    expect((await client.experimental.tasks.getTask(taskId)).status).toBe('working');
+    await new Promise((r) => setTimeout(r, 300));
+    await client.experimental.tasks.cancelTask(taskId);
+    expect((await client.experimental.tasks.getTask(taskId)).status).toBe('cancelled');
+    for (let i = 0; i < 100 && !serverTaskStopped; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(serverTaskStopped).toBe(true);
+    await client.close();
+  }, 30_000);
 
   it('a 2025-06-18 host gets a multi-select form converted, and its answer mapped back', async () => {
     const { client, seen } = await v1Host(

@@ -160,6 +160,15 @@ export function wireTask(record: TaskRecord): Task {
   };
 }
 
+/** The request contexts of calls running as 2025-11-25 tasks. */
+const taskRuns = new WeakSet<object>();
+
+/**
+ * Whether this call runs as a 2025-11-25 task (a handler may then make its own work a task, as
+ * the gateway does toward a 2026-07-28 server).
+ */
+export const runsAsLegacyTask = (ctx: ServerContext): boolean => taskRuns.has(ctx.mcpReq);
+
 /** Whether `record` is a 2025-11-25 task. */
 export const isLegacyTask = (record: TaskRecord): boolean =>
   (record.context as { era?: unknown } | undefined)?.era === ERA;
@@ -379,6 +388,7 @@ export function installLegacyTasks(
     };
     // The id a handler relates its own sends to: the open tasks/result, if any.
     Object.defineProperty(mcpReq, 'id', { get: () => run.results.at(-1), enumerable: true });
+    taskRuns.add(mcpReq);
     return { ...ctx, mcpReq } as ServerContext;
   }
 
