@@ -7,6 +7,7 @@
  *   GET  /elicit/oauth/callback   the third-party authorization server comes back here
  *   /elicit/login…                the pluggable login (rate-limited per client address)
  *   POST /elicit/logout           sign out (CSRF token + Origin/Fetch-Metadata checks)
+ *   /elicit/inbox…                questions the client could not be asked (inbox.ts)
  *
  * Every POST is checked for its origin first, then its body is read within `limits.bodyBytes`
  * while it streams in, and only then parsed.
@@ -20,12 +21,13 @@ import { Hono } from 'hono';
 import { ElicitError } from '../errors.ts';
 import { ELICIT_CONNECT_INSECURE } from '../kernel/error-codes.ts';
 import { type Json, type Store, StoreError } from '../kernel/store.ts';
-import type { UrlPort } from '../server/url-port.ts';
+import type { InboxPort, UrlPort } from '../server/url-port.ts';
 import { mountAccountRoutes } from './account-routes.ts';
 import { readForm } from './body.ts';
 import type { CompletionBus } from './completion.ts';
 import { providerConnection } from './connection.ts';
 import { pagesContext } from './context.ts';
+import { InboxRecords, mountInboxRoutes } from './inbox.ts';
 import type { ConnectLimits } from './limits.ts';
 import type { Provider } from './oauth.ts';
 import { mountOAuthCallback, oauthPage } from './oauth-routes.ts';
@@ -48,6 +50,8 @@ export interface ConnectApp extends UrlPort {
   /** The link for a record. */
   link(id: string): string;
   readonly redirectUri: string;
+  /** The inbox: questions a server's client could not be asked (createServer's `inbox`). */
+  readonly inbox: InboxPort;
   /** Lifetime of vault entries, kept when a token is refreshed. */
   readonly vaultTtlMs: number;
   readonly limits: ConnectLimits;
@@ -89,6 +93,8 @@ export function createConnectApp(options: ConnectAppOptions): ConnectApp {
   });
   mountAccountRoutes(app, ctx);
   mountOAuthCallback(app, ctx);
+  const inbox = new InboxRecords(options.store);
+  mountInboxRoutes(app, ctx, inbox);
   app.get('/elicit/:id', async (c) => {
     const checked = await ctx.gate(c.req.param('id'), c.req.raw);
     if (checked instanceof Response) return checked;
@@ -137,6 +143,13 @@ export function createConnectApp(options: ConnectAppOptions): ConnectApp {
       return options.vault.get({ principal, provider });
     },
     connection: (principal, provider, record) => connectionOf(principal, provider, record),
+    inbox: {
+      create: (fields, ttlMs, caps) => inbox.create(fields, ttlMs, caps),
+      get: (id) => inbox.get(id),
+      find: (principal, call) => inbox.find(principal, call),
+      remove: (id) => inbox.remove(id),
+      url: new URL('/elicit/inbox', baseUrl).href,
+    },
     redirectUri: ctx.redirectUri,
     vaultTtlMs: vaultTtl,
     limits,

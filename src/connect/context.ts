@@ -106,7 +106,9 @@ export function pagesContext(options: ConnectAppOptions, baseUrl: URL): PagesCon
     log,
     sameOrigin,
     safeNext: (next) =>
-      next !== undefined && /^\/elicit\/[A-Za-z0-9_-]{22}$/.test(next) ? next : '/elicit/',
+      next !== undefined && /^\/elicit\/(?:[A-Za-z0-9_-]{22}|inbox)$/.test(next)
+        ? next
+        : '/elicit/',
     whoIs,
     async limitLogin(c, next) {
       const address = clientAddress(c.req.raw, c.env) ?? 'unknown';

@@ -1,5 +1,6 @@
 /**
- * The connect pages: plain HTML, every value escaped, no scripts, no third-party assets, one
+ * The connect pages: plain HTML, every value escaped, no scripts (but the inbox page's own, from
+ * this origin), no third-party assets, one
  * inline style allowed by a per-response nonce, and headers that forbid framing and sniffing.
  */
 import { randomBytes } from 'node:crypto';
@@ -21,6 +22,11 @@ export interface Page {
   /** Required on purpose: every page says who is signed in (null: nobody). */
   readonly who: Who | null;
   readonly status?: number;
+  /**
+   * This origin's module script and the `<meta>` values it reads (the inbox page): the CSP then
+   * allows scripts and fetches from this origin only. Other pages have none.
+   */
+  readonly script?: { readonly src: string; readonly meta: Readonly<Record<string, string>> };
 }
 
 function whoLine(who: Who | null): string {
@@ -43,18 +49,30 @@ button,.button{display:inline-block;font:inherit;line-height:1.5;padding:.5rem 1
 .primary{background:var(--accent);border-color:var(--accent);color:var(--on-accent);font-weight:600}
 .actions{display:flex;flex-wrap:wrap;align-items:center;gap:.75rem;margin-top:1rem}.actions form{margin:0}form.box button{margin-top:1rem}
 :focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+section{border:1px solid var(--box);border-radius:.5rem;padding:1rem 1.25rem;margin:1rem 0}section h2{font-size:1rem;margin:0 0 .5rem}.done{color:var(--muted)}
 .who{font-size:.9rem;border-bottom:1px solid var(--box);padding-bottom:.5rem}.who button.link{margin:0;padding:0;border:0;background:none;color:inherit;text-decoration:underline;cursor:pointer}`;
 
 export function render(page: Page): Response {
   const nonce = randomBytes(16).toString('base64');
+  const { script } = page;
+  const head =
+    script === undefined
+      ? ''
+      : `${Object.entries(script.meta)
+          .map(
+            ([name, content]) =>
+              `<meta name="${escapeHtml(name)}" content="${escapeHtml(content)}">`,
+          )
+          .join('')}<script type="module" src="${escapeHtml(script.src)}"></script>`;
+  const scripts = script === undefined ? '' : " script-src 'self'; connect-src 'self';";
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="same-origin"><title>${escapeHtml(page.title)}</title><style nonce="${nonce}">${STYLE}</style></head>
+<meta name="referrer" content="same-origin"><title>${escapeHtml(page.title)}</title><style nonce="${nonce}">${STYLE}</style>${head}</head>
 <body><main>${whoLine(page.who)}${page.body}</main></body></html>`;
   return new Response(html, {
     status: page.status ?? 200,
     headers: {
       'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': `default-src 'none'; style-src 'nonce-${nonce}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+      'content-security-policy': `default-src 'none';${scripts} style-src 'nonce-${nonce}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
       'x-frame-options': 'DENY',
       'x-content-type-options': 'nosniff',
       // same-origin: our own form posts keep their Origin header; other sites get nothing.

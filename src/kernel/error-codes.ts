@@ -54,6 +54,9 @@ export const ELICIT_LISTEN_DENIED = 'ELICIT_LISTEN_DENIED';
 export const ELICIT_LISTEN_ADDRESS = 'ELICIT_LISTEN_ADDRESS';
 export const ELICIT_LISTEN_FAILED = 'ELICIT_LISTEN_FAILED';
 export const ELICIT_CONNECT_NOT_CONFIGURED = 'ELICIT_CONNECT_NOT_CONFIGURED';
+export const ELICIT_INBOX_NOT_CONFIGURED = 'ELICIT_INBOX_NOT_CONFIGURED';
+export const ELICIT_INBOX_FULL = 'ELICIT_INBOX_FULL';
+export const ELICIT_INBOX_EXPIRED = 'ELICIT_INBOX_EXPIRED';
 export const ELICIT_NOT_CONNECTED = 'ELICIT_NOT_CONNECTED';
 export const ELICIT_PRINCIPAL_CONFIG = 'ELICIT_PRINCIPAL_CONFIG';
 export const ELICIT_TOKEN_NO_ISSUER = 'ELICIT_TOKEN_NO_ISSUER';
@@ -246,6 +249,23 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
     part: 'server',
     reach: 'local',
     meaning: 'ask.connect or ask.secret was used on a server without connect pages.',
+  },
+  [ELICIT_INBOX_NOT_CONFIGURED]: {
+    part: 'server',
+    reach: 'local',
+    meaning: 'createServer({ inbox }) was given without connect pages that serve the inbox.',
+  },
+  [ELICIT_INBOX_FULL]: {
+    part: 'server',
+    reach: 'local',
+    meaning:
+      'A form the client cannot show would wait in the inbox, but this user, or everyone, already has inbox.maxPerPrincipal or inbox.maxTotal questions waiting.',
+  },
+  [ELICIT_INBOX_EXPIRED]: {
+    part: 'server',
+    reach: 'local',
+    meaning:
+      'A question waited in the inbox for inbox.waitMs and nobody answered it; it was withdrawn and the call ended.',
   },
   [ELICIT_NOT_CONNECTED]: {
     part: 'server',
@@ -624,6 +644,9 @@ export type ElicitErrorCode =
   | typeof ELICIT_LISTEN_ADDRESS
   | typeof ELICIT_LISTEN_FAILED
   | typeof ELICIT_CONNECT_NOT_CONFIGURED
+  | typeof ELICIT_INBOX_NOT_CONFIGURED
+  | typeof ELICIT_INBOX_FULL
+  | typeof ELICIT_INBOX_EXPIRED
   | typeof ELICIT_NOT_CONNECTED
   | typeof ELICIT_PRINCIPAL_CONFIG
   | typeof ELICIT_TOKEN_NO_ISSUER

@@ -29,6 +29,7 @@ import type { TaskHost } from './engines/task.ts';
 import { checkLimits } from './errors.ts';
 import { Faults } from './faults.ts';
 import { type Era, type Gate, installGate } from './gate.ts';
+import { type Inbox, type InboxSettings, resolveInbox } from './inbox.ts';
 import { memoryOnceStore, type OnceStore } from './once-store.ts';
 import { PendingAsks } from './pending.ts';
 import {
@@ -155,6 +156,14 @@ export interface ElicitServerOptions {
   readonly principal?: PrincipalOption;
   /** The connect pages, for ask.connect and ask.secret (URL mode). */
   readonly connect?: ConnectSettings;
+  /**
+   * Forms the client cannot show (it declared no form elicitation) wait on the connect pages'
+   * inbox instead of failing: a page bound to the caller, rendered with `<elicit-form>`. Needs
+   * `connect`. On 2025 sessions the call is held open until the answer; on 2026-07-28 it ends
+   * with the link and the answer is taken when the tool is called again (docs/server.md).
+   * Without it, such an ask fails as before (ELICIT_CLIENT_UNSUPPORTED).
+   */
+  readonly inbox?: InboxSettings;
   /** Called with each refused requestState and its reason (for logs; the client only sees -32602). */
   readonly onStateRejected?: (error: StateError) => void;
   /** Tasks: tools registered with `task`. */
@@ -207,6 +216,8 @@ function defined<T extends Record<string, unknown>>(obj: T): Partial<T> {
 
 export class ElicitServer {
   readonly options: ElicitServerOptions;
+  /** @internal The inbox for forms the client cannot show, when configured. */
+  readonly inbox: Inbox | undefined;
   readonly limits: AskLimits;
   readonly sealer: Sealer;
   readonly once: OnceStore;
@@ -238,6 +249,12 @@ export class ElicitServer {
       audience: options.audience ?? options.name,
     });
     this.pending = new PendingAsks(this.limits);
+    this.inbox = resolveInbox(
+      options.inbox,
+      options.connect?.app.inbox,
+      options.name,
+      this.limits.timeoutMs,
+    );
     this.faults = new Faults(options.onWarning ?? warnToConsole);
     const store = options.store ?? options.connect?.app.store;
     this.once = store === undefined ? memoryOnceStore() : onceStoreFrom(store);

@@ -337,7 +337,7 @@ class EngineAsk implements Ask {
       checkKey(key);
       const form = resolveForm(input);
       refuseSensitive(key, form, opts?.allowSensitive);
-      asking = new FormExchange(engine, key, form, forRevision(form, engine.revision), opts);
+      asking = new FormExchange(engine, key, form, lowerFor(engine, form), opts);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -361,9 +361,11 @@ class EngineAsk implements Ask {
       throw new AskUsageError(
         `A handler asked for ${keys.length} inputs in one round; the limit is ${limits.maxKeysPerRound} (limits.maxKeysPerRound).`,
       );
-    // Every member's capability first: a refusal must come before anything is on screen.
+    // Every member's capability first: a refusal must come before anything is on screen. A
+    // form goes to the inbox where the server has one and the client cannot show it.
     for (const k of keys) {
       const spec = specs[k] as AllSpec;
+      if ('form' in spec && this.#engine.inbox !== undefined) continue;
       need(this.#engine, 'form' in spec ? 'form' : 'sample' in spec ? 'sampling' : 'roots');
     }
     const results = await this.#engine.round(
@@ -460,6 +462,21 @@ class EngineAsk implements Ask {
 }
 
 /**
+ * The form as this client is asked it: lowered for its revision, or, when it goes to the inbox
+ * (the server has one and the client cannot show forms, or cannot express this one), as it is:
+ * `<elicit-form>` on the page speaks the latest revision, and its answer needs no mapping.
+ */
+function lowerFor(engine: Engine, form: ResolvedForm): Conversion | undefined {
+  if (engine.inbox === undefined) return forRevision(form, engine.revision);
+  if (!declares(engine.caps, 'form', engine.revision)) return undefined;
+  try {
+    return forRevision(form, engine.revision);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * One form asked until it has a usable answer, re-asked with reasons up to `maxAttempts`. A
  * promise chain over one small object rather than an async frame: while a person answers, a
  * waiting call holds only this and the engine's own wait.
@@ -469,22 +486,27 @@ class FormExchange implements Receiver {
   readonly mapAnswer: ((c: Readonly<Record<string, unknown>>) => Content) | undefined;
   readonly #engine: Engine;
   readonly #key: string;
-  readonly #lowered: Conversion;
+  /** The form lowered for the client; undefined when it goes to the inbox as it is. */
+  readonly #lowered: Conversion | undefined;
   readonly #message: string | undefined;
 
   constructor(
     engine: Engine,
     key: string,
     form: ResolvedForm,
-    lowered: Conversion,
+    lowered: Conversion | undefined,
     opts: FormOptions | undefined,
   ) {
     this.form = form;
-    this.mapAnswer = lowered.identity ? undefined : lowered.mapAnswer;
+    this.mapAnswer = lowered === undefined || lowered.identity ? undefined : lowered.mapAnswer;
     this.#engine = engine;
     this.#key = key;
     this.#lowered = lowered;
     this.#message = opts?.message;
+  }
+
+  get #requestedSchema(): object {
+    return (this.#lowered ?? { requestedSchema: this.form.schema.requestedSchema }).requestedSchema;
   }
 
   get #text(): string {
@@ -493,17 +515,24 @@ class FormExchange implements Receiver {
 
   start(): Promise<FormResult<unknown>> {
     try {
-      need(this.#engine, 'form');
+      if (this.#lowered !== undefined) need(this.#engine, 'form');
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#ask(
-      elicit({ mode: 'form', message: this.#text, requestedSchema: this.#lowered.requestedSchema }),
-    );
+    return this.#ask(this.#text, this.#requestedSchema);
   }
 
-  #ask(request: InputRequest): Promise<FormResult<unknown>> {
-    return this.#engine.exchange(this.#key, request, this) as Promise<FormResult<unknown>>;
+  #ask(message: string, requestedSchema: object): Promise<FormResult<unknown>> {
+    const engine = this.#engine;
+    if (this.#lowered === undefined && engine.inbox !== undefined)
+      return engine.inbox(this.#key, { message, requestedSchema }, this) as Promise<
+        FormResult<unknown>
+      >;
+    return engine.exchange(
+      this.#key,
+      elicit({ mode: 'form', message, requestedSchema }),
+      this,
+    ) as Promise<FormResult<unknown>>;
   }
 
   /** The client's response to this form (the engine calls it where the response arrives). */
@@ -518,13 +547,10 @@ class FormExchange implements Receiver {
     const attempts = engine.failed(key);
     if (attempts >= engine.limits.maxAttempts) throw rejected(key, attempts, verdict.issues);
     return this.#ask(
-      elicit({
-        mode: 'form',
-        message: withReasons(this.#text, verdict.issues, this.form),
-        requestedSchema: this.#lowered.identity
-          ? keepAnswers(this.form, engine.revision, response, verdict.issues)
-          : this.#lowered.requestedSchema,
-      }),
+      withReasons(this.#text, verdict.issues, this.form),
+      this.#lowered === undefined || this.#lowered.identity
+        ? keepAnswers(this.form, engine.revision, response, verdict.issues)
+        : this.#lowered.requestedSchema,
     );
   }
 }

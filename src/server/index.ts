@@ -48,6 +48,13 @@ export {
 } from './event-store.ts';
 export type { FormInput } from './forms.ts';
 export { type HttpOptions, httpEntry, type Listening, listen, type McpHttpEntry } from './http.ts';
+export {
+  InboxConfigError,
+  InboxExpiredError,
+  InboxFullError,
+  type InboxSettings,
+  type InboxWaiting,
+} from './inbox.ts';
 export { OnceStoreFullError, OnceStoreUnavailableError } from './once-store.ts';
 export { DEFAULT_PENDING_LIMITS, type PendingLimits } from './pending.ts';
 export {
@@ -89,6 +96,12 @@ export {
 } from './url-mode.ts';
 export type {
   CompletionPort,
+  InboxAnswer,
+  InboxCaps,
+  InboxPort,
+  InboxRecord,
+  InboxStatus,
+  NewInboxRecord,
   NewUrlRecord,
   UrlPort,
   UrlRecordPort,

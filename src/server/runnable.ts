@@ -23,6 +23,8 @@ export interface TaskSupport {
 /** A registration, as the runner sees it. */
 export interface Runnable {
   readonly kind: Kind;
+  /** The tool's or prompt's name, or the resource's URI (the inbox page names it). */
+  readonly name?: string;
   readonly handler: (args: unknown, ask: Ask, ctx: ServerContext) => unknown;
   readonly task?: TaskSupport | undefined;
 }

@@ -4,18 +4,25 @@
  * handler throws goes through the one table of wire.ts.
  */
 
-import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
+import type { CallToolResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { inputRequired } from '@modelcontextprotocol/server';
 import { ElicitError, InternalError } from '../errors.ts';
 import type { Json } from '../kernel/store.ts';
 import { declaresTasks, requestCaps, requestRevision, tasksRequired } from './capabilities.ts';
 import { ESCALATE, SUSPEND, type TaskStart } from './engines/contract.ts';
 import { type PushedCall, type PushServer, pushAsk } from './engines/push.ts';
-import { type Journal, packJournal, type ReplayHost, replayAsk } from './engines/replay.ts';
+import {
+  type InboxRun,
+  type Journal,
+  packJournal,
+  type ReplayHost,
+  replayAsk,
+} from './engines/replay.ts';
 import { RoundsExceededError } from './errors.ts';
 import type { Era, Gate } from './gate.ts';
+import { waitingText } from './inbox.ts';
 import { type Runnable, type ToolOutput, toToolResult } from './runnable.ts';
-import type { Sealer } from './seal.ts';
+import { RequestBinding, type Sealer } from './seal.ts';
 import { escapeToWire, type Kind, toolErrorResult, wireError } from './wire.ts';
 
 export type { Runnable, TaskSupport, ToolOutput } from './runnable.ts';
@@ -85,7 +92,7 @@ function invokePush(
   let out: unknown;
   let call: PushedCall | undefined;
   try {
-    call = pushAsk(ctx, mcp, server, server.principalOf(ctx));
+    call = pushAsk(ctx, mcp, server, server.principalOf(ctx), entry.name ?? '');
     out = entry.handler(args, call.ask, ctx);
   } catch (error) {
     call?.end();
@@ -151,6 +158,7 @@ async function invokeReplay(
     clientId,
     signal: ctx.mcpReq.signal,
     escalate: asTask,
+    inbox: inboxRun(server, kind, gate),
   };
   let out: unknown;
   try {
@@ -161,6 +169,8 @@ async function invokeReplay(
       if (run.pending.size === 0) return becomeTask(run.journal);
     } else if (error !== SUSPEND) return failed(error, kind, era);
   }
+  // Questions waiting on the inbox page end the call with their link (the retry takes the answer).
+  if (run.inbox !== undefined && run.inbox.waiting.length > 0) return inboxResult(run.inbox);
   // Pending asks win even if the handler caught the suspension and returned something.
   if (run.pending.size > 0) {
     const round = gate.round + 1;
@@ -170,5 +180,34 @@ async function invokeReplay(
     const requestState = server.sealer.seal(packJournal(run.journal), gate.binding, round);
     return inputRequired({ inputRequests: Object.fromEntries(run.pending), requestState });
   }
+  // The answers the inbox gave this call are used: gone, so they count for this call only.
+  if (run.inbox !== undefined) await forgetAnswers(run.inbox);
   return entry.kind === 'tool' ? toToolResult(out as ToolOutput) : out;
+}
+
+/** The inbox of a tool call on 2026-07-28 (prompts and resources keep today's refusal). */
+function inboxRun(server: RunnerServer, kind: Kind, gate: Gate): InboxRun | undefined {
+  if (server.inbox === undefined || kind !== 'tool') return undefined;
+  const { binding } = gate;
+  const identity =
+    binding instanceof RequestBinding
+      ? binding.identity()
+      : JSON.stringify([binding.principal, binding.method, binding.name, binding.args ?? null]);
+  return { inbox: server.inbox, name: binding.name, identity, waiting: [], used: [] };
+}
+
+/**
+ * The call's result while questions wait on the inbox page: not an error (nothing failed); the
+ * text says where to answer and to call again, `_meta["elicit/inbox"]` names the questions.
+ */
+function inboxResult(ib: InboxRun): CallToolResult {
+  const url = ib.inbox.port.url;
+  return {
+    content: [{ type: 'text', text: waitingText(url) }],
+    _meta: { 'elicit/inbox': { url, ids: [...new Set(ib.waiting)] } },
+  };
+}
+
+async function forgetAnswers(ib: InboxRun): Promise<void> {
+  await Promise.all(ib.used.map((id) => ib.inbox.port.remove(id).catch(() => {})));
 }

@@ -87,4 +87,66 @@ export interface UrlPort {
   connection(principal: string, provider: string, record?: string): Connection;
   /** The store the records live in; a server without a store of its own keeps ask.once markers there. */
   readonly store?: Store;
+  /** The inbox, for asks the client cannot receive (createServer's `inbox` option). */
+  readonly inbox?: InboxPort;
+}
+
+/** How a question in the inbox stands: waiting, answered on the page, or past its lifetime. */
+export type InboxStatus = 'pending' | 'answered' | 'expired';
+
+/** What the person did on the inbox page (checked against the form by the server, not here). */
+export interface InboxAnswer {
+  readonly action: 'accept' | 'decline' | 'cancel';
+  readonly content?: Json;
+}
+
+/**
+ * A question the client could not be asked, shown on the connect pages' inbox
+ * (`createServer({ inbox })`): bound to the principal whose call asked, and to that call
+ * (`call`: tool, canonical arguments and the ask's key) so a retried call on 2026-07-28 finds it.
+ */
+export interface InboxRecord {
+  readonly id: string;
+  readonly principal: string;
+  readonly call: string;
+  /** The server's name, the tool (or prompt) and the question, as the page shows them. */
+  readonly server: string;
+  readonly tool: string;
+  readonly message: string;
+  readonly requestedSchema: Json;
+  readonly status: InboxStatus;
+  readonly answer: InboxAnswer | undefined;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+}
+
+export type NewInboxRecord = Pick<
+  InboxRecord,
+  'principal' | 'call' | 'server' | 'tool' | 'message' | 'requestedSchema'
+>;
+
+/** The caps a new inbox question is created under. */
+export interface InboxCaps {
+  /** Questions waiting for one principal. */
+  readonly perPrincipal: number;
+  /** Questions waiting in the store, for everyone. */
+  readonly total: number;
+}
+
+/** The inbox side of the port: records in the connect store and the page that shows them. */
+export interface InboxPort {
+  /** A new waiting question, or `full` (with which cap) when one of `caps` is reached. */
+  create(
+    fields: NewInboxRecord,
+    ttlMs: number,
+    caps: InboxCaps,
+  ): Promise<InboxRecord | { readonly full: 'principal' | 'total' }>;
+  /** The record (`expired` once a pending one outlives its lifetime), or undefined. */
+  get(id: string): Promise<InboxRecord | undefined>;
+  /** The newest record of `principal` for `call`, or undefined. */
+  find(principal: string, call: string): Promise<InboxRecord | undefined>;
+  /** Removes the record (its answer was used, or the call that asked is over). */
+  remove(id: string): Promise<void>;
+  /** The page where `principal`'s waiting questions are shown (after signing in). */
+  readonly url: string;
 }

@@ -12,6 +12,7 @@
 import type { ClientCapabilities, InputRequest } from '@modelcontextprotocol/server';
 import type { Json } from '../../kernel/store.ts';
 import type { AskLimits } from '../ask.ts';
+import type { InboxQuestion } from '../inbox.ts';
 import type { UrlStepResult } from '../url-mode.ts';
 import type { RecordPurpose } from '../url-port.ts';
 
@@ -66,6 +67,13 @@ export interface Engine {
    * yet satisfied, or a step for this subject is already under way in this conversation.
    */
   mustStep(purpose: RecordPurpose, subject: string, fresh: boolean): Promise<boolean>;
+  /**
+   * A form the client cannot be asked, through the inbox (createServer's `inbox`; inbox.ts):
+   * undefined without it, or where the engine cannot wait for one (a task). The push engine
+   * holds the call until the page's answer comes; the replay engine takes an answer the page
+   * already gave this call, or ends the call with the link (SUSPEND, the runner makes the result).
+   */
+  readonly inbox?: (key: string, question: InboxQuestion, receiver: Receiver) => Promise<unknown>;
   /** `ask.background()`: the replay engine escalates the call to a task (ESCALATE); others go on. */
   background(): Promise<void>;
 }

@@ -17,6 +17,16 @@ import { createAsk } from '../asks.ts';
 import { declares } from '../capabilities.ts';
 import { AskAbandonedError, AskTimeoutError, ElicitationUnsupportedError } from '../errors.ts';
 import type { Faults } from '../faults.ts';
+import {
+  createQuestion,
+  type Inbox,
+  InboxExpiredError,
+  type InboxQuestion,
+  inboxCall,
+  responseOf,
+  waitForAnswer,
+  waitingText,
+} from '../inbox.ts';
 import { type KeepAlive, progressKeepAlive } from '../keep-alive.ts';
 import type { PendingAsks } from '../pending.ts';
 import {
@@ -26,7 +36,7 @@ import {
   linkMessage,
   waitForRecord,
 } from '../url-mode.ts';
-import type { RecordPurpose } from '../url-port.ts';
+import type { CompletionPort, RecordPurpose } from '../url-port.ts';
 import type { Engine, Receiver, UrlStepResult } from './contract.ts';
 
 /** What a push engine needs from the server (the runner's server is one). */
@@ -37,6 +47,8 @@ export interface PushServer {
   readonly options: { readonly connect?: ConnectSettings | undefined };
   /** Where failures of work outside the request (a URL-mode wait's poll) are told. */
   readonly faults: Faults;
+  /** The inbox for forms the client cannot show (createServer's `inbox`), if any. */
+  readonly inbox?: Inbox | undefined;
 }
 
 /** The `ask` of one pushed call, and `end`, called once the call has ended (by any path). */
@@ -51,8 +63,9 @@ export function pushAsk(
   mcp: McpServer,
   server: PushServer,
   principal: string,
+  name = '',
 ): PushedCall {
-  const engine = new PushEngine(ctx, mcp, server, principal);
+  const engine = new PushEngine(ctx, mcp, server, principal, name);
   return {
     ask: createAsk(engine, principal, server.options.connect, ctx),
     end: () => engine.end(),
@@ -68,6 +81,8 @@ class PushEngine implements Engine {
   readonly #mcp: McpServer;
   readonly #server: PushServer;
   readonly #principal: string;
+  /** The tool, prompt or resource called (the inbox page names it). */
+  readonly #name: string;
   readonly #keepAlive: KeepAlive;
   // What this call has settled (answers `a`, invalid counts `t`, step results `s`), made on first
   // use: most calls wait on one ask.
@@ -81,11 +96,18 @@ class PushEngine implements Engine {
   #withdraw: AbortController | undefined;
   #ended = false;
 
-  constructor(ctx: ServerContext, mcp: McpServer, server: PushServer, principal: string) {
+  constructor(
+    ctx: ServerContext,
+    mcp: McpServer,
+    server: PushServer,
+    principal: string,
+    name: string,
+  ) {
     this.#ctx = ctx;
     this.#mcp = mcp;
     this.#server = server;
     this.#principal = principal;
+    this.#name = name;
     // Made now, not at the first wait: it tracks the handler's own progress from the start.
     this.#keepAlive = progressKeepAlive(ctx, server.limits.progressEveryMs);
   }
@@ -243,6 +265,60 @@ class PushEngine implements Engine {
         mcpReq.send({ method: 'elicitation/create', params } as never, this.#options() as never),
       receiver,
     );
+  }
+
+  get inbox(): Engine['inbox'] {
+    const inbox = this.#server.inbox;
+    const bus = this.#server.options.connect?.app.bus;
+    if (inbox === undefined || bus === undefined) return undefined;
+    return (key, question, receiver) =>
+      this.#waitFor(key, () => this.#inboxAnswer(inbox, bus, key, question), receiver);
+  }
+
+  /**
+   * A form on the inbox page, the call held open meanwhile (under the caps, with progress on its
+   * token: #waitFor). The link goes out once as progress and as a log message, so a host that
+   * shows either tells the person where to answer. The question is withdrawn from the page when
+   * it is answered, expires, or the call ends.
+   */
+  async #inboxAnswer(
+    inbox: Inbox,
+    bus: CompletionPort,
+    key: string,
+    question: InboxQuestion,
+  ): Promise<unknown> {
+    const record = await createQuestion(
+      inbox,
+      this.#principal,
+      inboxCall(randomUUID(), key),
+      this.#name,
+      question,
+    );
+    const url = inbox.port.url;
+    const { mcpReq } = this.#ctx;
+    const text = waitingText(url).replace(', then call the tool again with the same arguments', '');
+    const token = mcpReq._meta?.progressToken;
+    if (token !== undefined)
+      void mcpReq
+        .notify({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: 0, message: text },
+        })
+        .catch(() => {});
+    void mcpReq.log('notice', text).catch(() => {});
+    const got = await waitForAnswer(
+      inbox,
+      bus,
+      record.id,
+      inbox.waitMs,
+      this.#server.faults,
+      this.#withdrawSignal(),
+    );
+    await inbox.port.remove(record.id).catch(() => {});
+    if (got !== 'timeout') return responseOf(got);
+    if (mcpReq.signal.aborted || this.#ended)
+      throw new AskAbandonedError(key, { cause: mcpReq.signal.reason });
+    throw new InboxExpiredError(key, inbox.waitMs, url);
   }
 
   failed(key: string): number {

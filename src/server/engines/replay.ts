@@ -11,6 +11,7 @@ import { createAsk } from '../asks.ts';
 import { declares } from '../capabilities.ts';
 import { AskUsageError, ElicitationUnsupportedError, ReplayError } from '../errors.ts';
 import type { Faults } from '../faults.ts';
+import { createQuestion, type Inbox, type InboxQuestion, inboxCall, responseOf } from '../inbox.ts';
 import { type OnceStore, OnceStoreFullError, OnceStoreUnavailableError } from '../once-store.ts';
 import type { PendingAsks } from '../pending.ts';
 import {
@@ -109,6 +110,21 @@ export interface Run {
   readonly signal: AbortSignal;
   /** `ask.background()` turns this call into a task (ESCALATE); otherwise it goes on. */
   readonly escalate?: boolean;
+  /** Forms the client cannot show go to the inbox (a tool call with createServer's `inbox`). */
+  readonly inbox?: InboxRun;
+}
+
+/** A run's use of the inbox: what it needs to find its questions, and what it found. */
+export interface InboxRun {
+  readonly inbox: Inbox;
+  /** The tool called (the page names it). */
+  readonly name: string;
+  /** The call's binding (principal, method, name, canonical arguments): `inboxCall` hashes it. */
+  readonly identity: string;
+  /** Questions still waiting for an answer on the page: the call ends with their link. */
+  readonly waiting: string[];
+  /** Answered questions this run took: removed once the call has its result. */
+  readonly used: string[];
 }
 
 export function replayAsk(run: Run, ctx?: ServerContext): Ask {
@@ -216,8 +232,41 @@ export class ReplayEngine implements Engine {
     return value;
   }
 
+  get inbox(): Engine['inbox'] {
+    const ib = this.run.inbox;
+    if (ib === undefined) return undefined;
+    return (key, question, receiver) => this.#viaInbox(ib, key, question, receiver);
+  }
+
+  /**
+   * A form on the inbox page (2026-07-28): an answer the page gave this call (found by principal
+   * and call, taken once per run) is the response; otherwise the question waits there (made
+   * now, or the one already waiting) and the run suspends, so the call ends with the link.
+   */
+  async #viaInbox(
+    ib: InboxRun,
+    key: string,
+    question: InboxQuestion,
+    receiver: Receiver,
+  ): Promise<unknown> {
+    const { principal } = this.run;
+    const call = inboxCall(ib.identity, key);
+    const found = await ib.inbox.port.find(principal, call);
+    if (found?.status === 'answered' && !ib.used.includes(found.id)) {
+      ib.used.push(found.id);
+      return receiver.received(responseOf(found));
+    }
+    const id =
+      found?.status === 'pending'
+        ? found.id
+        : (await createQuestion(ib.inbox, principal, call, ib.name, question)).id;
+    ib.waiting.push(id);
+    throw SUSPEND;
+  }
+
   async round<T>(asks: readonly (() => Promise<T>)[]): Promise<T[]> {
-    // Every ask of the round runs, so every pending request goes out together.
+    // Every ask of the round runs, so every pending request (and every question for the inbox)
+    // goes out together.
     const results: unknown[] = [];
     for (const a of asks) {
       try {
@@ -227,7 +276,8 @@ export class ReplayEngine implements Engine {
         results.push(undefined);
       }
     }
-    if (this.run.pending.size > 0) throw SUSPEND;
+    const waiting = this.run.inbox?.waiting.length ?? 0;
+    if (this.run.pending.size > 0 || waiting > 0) throw SUSPEND;
     return results as T[];
   }
 

@@ -1,0 +1,305 @@
+/**
+ * The inbox fallback inside elicit/server: a plain SDK client that declares no elicitation calls
+ * a tool that asks; with `createServer({ connect, inbox })` the form waits on the connect pages'
+ * inbox, Chromium signs in and answers it with <elicit-form>, and the call completes with the
+ * answer: held open on a 2025 session, ended with the link and answered on the retry at
+ * 2026-07-28. The answer is checked as any answer, bound to the principal, and the page keeps
+ * the connect pages' rules. Without the option the refusal stays.
+ */
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ConnectApp, createConnectStack, devLogin } from '../../src/connect/index.ts';
+import { form, integer, text } from '../../src/schema/index.ts';
+import {
+  createServer,
+  type ElicitServer,
+  generateKeySecret,
+  httpEntry,
+  type InboxWaiting,
+  type McpHttpEntry,
+} from '../../src/server/index.ts';
+import { memoryStore } from '../../src/store/index.ts';
+import { launchBrowser, passDevLogin } from '../support/browser.ts';
+
+let http: Server;
+let base: string;
+let stack: ConnectApp;
+let entry: McpHttpEntry;
+let plainEntry: McpHttpEntry;
+let tightEntry: McpHttpEntry;
+let browser: Browser;
+const waitingNow: InboxWaiting[] = [];
+
+function orderTool(app: ElicitServer): ElicitServer {
+  return app.tool('order', { description: 'asks what to order' }, async (_args, ask) => {
+    const r = await ask.form('what', form({ dish: text(), count: integer({ min: 1 }) }), {
+      message: 'What would you like?',
+    });
+    return r.action === 'accept' ? `${r.content.count} × ${r.content.dish}` : r.action;
+  });
+}
+
+beforeAll(async () => {
+  http = createHttpServer();
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  stack = createConnectStack({
+    baseUrl: base,
+    store: memoryStore(),
+    keyring: { keys: [{ id: 'k', secret: generateKeySecret() }] },
+    login: devLogin({ fixedPrincipal: 'local' }),
+    providers: {},
+  });
+  const app = orderTool(
+    createServer({
+      name: 'shop',
+      version: '1',
+      connect: { app: stack },
+      inbox: { onWaiting: (q) => waitingNow.push(q) },
+    }),
+  );
+  entry = httpEntry(app);
+  plainEntry = httpEntry(orderTool(createServer({ name: 'shop', version: '1' })));
+  // One question per principal, waiting 300 ms; in a store of its own (no page needed).
+  const tightStack = createConnectStack({
+    baseUrl: base,
+    store: memoryStore(),
+    keyring: { keys: [{ id: 'k', secret: generateKeySecret() }] },
+    login: devLogin({ fixedPrincipal: 'local' }),
+    providers: {},
+  });
+  tightEntry = httpEntry(
+    orderTool(
+      createServer({
+        name: 'tight',
+        version: '1',
+        connect: { app: tightStack },
+        inbox: { maxPerPrincipal: 1, waitMs: 300 },
+      }),
+    ),
+  );
+  const tight = getRequestListener((req) => tightEntry.fetch(req));
+  const mcp = getRequestListener((req) => entry.fetch(req));
+  const plain = getRequestListener((req) => plainEntry.fetch(req));
+  const web = getRequestListener((req) => stack.fetch(req));
+  http.on('request', (req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/mcp') return mcp(req, res);
+    if (path === '/plain') return plain(req, res);
+    if (path === '/tight') return tight(req, res);
+    return web(req, res);
+  });
+  browser = await launchBrowser();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await entry?.close();
+  await plainEntry?.close();
+  await tightEntry?.close();
+  http?.closeAllConnections();
+  await new Promise<void>((r) => http?.close(() => r()));
+});
+
+async function clientWithoutElicitation(era: 'legacy' | 'modern', path = '/mcp'): Promise<Client> {
+  const client = new Client({ name: 'cli', version: '1' }, { capabilities: {} });
+  client.setVersionNegotiation({ mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(path, base)));
+  return client;
+}
+
+async function questionWaits(n: number): Promise<InboxWaiting> {
+  for (let i = 0; i < 200 && waitingNow.length < n; i++)
+    await new Promise((r) => setTimeout(r, 50));
+  expect(waitingNow.length).toBe(n);
+  return waitingNow[n - 1] as InboxWaiting;
+}
+
+/** Chromium opens the inbox (signing in on the way) and answers the form shown there. */
+async function answerInBrowser(url: string, dish: string, count: string): Promise<Page> {
+  const page = await browser.newPage();
+  await page.goto(url);
+  await passDevLogin(page);
+  await page.waitForSelector('elicit-form >> input[name=dish]');
+  expect(await page.textContent('section h2')).toBe('shop · order');
+  await page.fill('elicit-form >> input[name=dish]', dish);
+  await page.fill('elicit-form >> input[name=count]', count);
+  await page.click('elicit-form >> [part=submit]');
+  await page.click('elicit-form >> [part=submit]');
+  await page.waitForSelector('text=Sent.');
+  return page;
+}
+
+const textOf = (r: unknown) =>
+  ((r as { content: { text: string }[] }).content[0]?.text ?? '') as string;
+
+describe('createServer({ inbox }): forms a client cannot show wait on the connect pages', () => {
+  it('2025 session: the call is held, Chromium answers in the inbox, the call completes', async () => {
+    waitingNow.length = 0;
+    const client = await clientWithoutElicitation('legacy');
+    const call = client.callTool({ name: 'order', arguments: {} });
+    const q = await questionWaits(1);
+    expect(q).toMatchObject({ principal: 'local', tool: 'order', message: 'What would you like?' });
+    expect(q.url).toBe(`${base}/elicit/inbox`);
+    const page = await answerInBrowser(q.url, 'soup', '2');
+    expect(textOf(await call)).toBe('2 × soup');
+    await page.close();
+    await client.close();
+  }, 60_000);
+
+  it('2026-07-28: the call ends with the link; answered in Chromium, the same call again completes', async () => {
+    waitingNow.length = 0;
+    const client = await clientWithoutElicitation('modern');
+    const first = await client.callTool({ name: 'order', arguments: { table: 4 } });
+    expect(first.isError).not.toBe(true);
+    expect(textOf(first)).toContain(`${base}/elicit/inbox`);
+    const meta = first._meta?.['elicit/inbox'] as { url: string; ids: string[] };
+    expect(meta.url).toBe(`${base}/elicit/inbox`);
+    expect(meta.ids).toHaveLength(1);
+    // Asked again before answering: the same question, not a second one.
+    await client.callTool({ name: 'order', arguments: { table: 4 } });
+    expect(waitingNow).toHaveLength(1);
+    const page = await answerInBrowser(meta.url, 'tea', '3');
+    // Other arguments are another call: not answered by this page.
+    const other = await client.callTool({ name: 'order', arguments: { table: 5 } });
+    expect(textOf(other)).toContain('/elicit/inbox');
+    const done = await client.callTool({ name: 'order', arguments: { table: 4 } });
+    expect(textOf(done)).toBe('3 × tea');
+    // The answer counted once: the next call asks again.
+    const again = await client.callTool({ name: 'order', arguments: { table: 4 } });
+    expect(textOf(again)).toContain('/elicit/inbox');
+    await page.close();
+    await client.close();
+  }, 60_000);
+
+  it('an answer that does not fit the form is asked again with the reasons, on the page', async () => {
+    waitingNow.length = 0;
+    const client = await clientWithoutElicitation('legacy');
+    const call = client.callTool({ name: 'order', arguments: {} });
+    const q = await questionWaits(1);
+    const { cookie, csrf } = await signIn();
+    const bad = await post(cookie, csrf, {
+      id: q.id,
+      action: 'accept',
+      content: { dish: 'x', count: 0 },
+    });
+    expect(bad.status).toBe(204);
+    const again = await questionWaits(2);
+    expect(again.message).toContain('The previous answer could not be used');
+    expect(again.message).toContain('- count:');
+    expect(
+      (
+        await post(cookie, csrf, {
+          id: again.id,
+          action: 'accept',
+          content: { dish: 'pie', count: 1 },
+        })
+      ).status,
+    ).toBe(204);
+    expect(textOf(await call)).toBe('1 × pie');
+    await client.close();
+  }, 30_000);
+
+  it("the page's rules: sign-in, Origin and CSRF for answers, CSP, another principal's question is unknown", async () => {
+    waitingNow.length = 0;
+    const unsigned = await fetch(`${base}/elicit/inbox`, { redirect: 'manual' });
+    expect(unsigned.status).toBe(303);
+    expect(unsigned.headers.get('location')).toBe('/elicit/login?next=%2Felicit%2Finbox');
+    expect((await fetch(`${base}/elicit/inbox/questions`)).status).toBe(401);
+    const client = await clientWithoutElicitation('legacy');
+    const call = client.callTool({ name: 'order', arguments: {} });
+    const q = await questionWaits(1);
+    const { cookie, csrf, page } = await signIn();
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const listed = (await (
+      await fetch(`${base}/elicit/inbox/questions`, { headers: { cookie } })
+    ).json()) as { id: string }[];
+    expect(listed.map((x) => x.id)).toContain(q.id);
+    const answer = { id: q.id, action: 'decline' };
+    expect((await post(cookie, '', answer)).status).toBe(403);
+    expect((await post(cookie, csrf, answer, 'http://evil.example')).status).toBe(403);
+    // Someone else signed in sees nothing and cannot answer.
+    const other = await signIn('mallory');
+    const theirs = (await (
+      await fetch(`${base}/elicit/inbox/questions`, { headers: { cookie: other.cookie } })
+    ).json()) as unknown[];
+    expect(theirs).toEqual([]);
+    expect((await post(other.cookie, other.csrf, answer)).status).toBe(404);
+    expect((await post(cookie, csrf, answer)).status).toBe(204);
+    expect(textOf(await call)).toBe('decline');
+    // Answered once: the same answer again is refused.
+    expect((await post(cookie, csrf, answer)).status).toBe(404);
+    await client.close();
+  }, 30_000);
+
+  it('bounded: one waiting question per principal here, and an unanswered one expires plainly', async () => {
+    const client = await clientWithoutElicitation('legacy', '/tight');
+    const held = client.callTool({ name: 'order', arguments: {} });
+    await new Promise((r) => setTimeout(r, 100));
+    const full = await client.callTool({ name: 'order', arguments: {} });
+    expect(full.isError).toBe(true);
+    expect(full._meta?.['elicit/error']).toBe('ELICIT_INBOX_FULL');
+    const expired = await held;
+    expect(expired.isError).toBe(true);
+    expect(expired._meta?.['elicit/error']).toBe('ELICIT_INBOX_EXPIRED');
+    expect(textOf(expired)).toContain(`${base}/elicit/inbox`);
+    await client.close();
+  }, 30_000);
+
+  it('without the option nothing changes: -32021 at 2026-07-28, the refusal result on 2025', async () => {
+    const legacy = await clientWithoutElicitation('legacy', '/plain');
+    const refused = await legacy.callTool({ name: 'order', arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect(refused._meta?.['elicit/error']).toBe('ELICIT_CLIENT_UNSUPPORTED');
+    await legacy.close();
+    const modern = await clientWithoutElicitation('modern', '/plain');
+    await expect(modern.callTool({ name: 'order', arguments: {} })).rejects.toMatchObject({
+      code: -32021,
+    });
+    await modern.close();
+  });
+});
+
+/** Signs in through the development login as `user` (default the MCP calls' `local`). */
+async function signIn(user = 'local'): Promise<{ cookie: string; csrf: string; page: Response }> {
+  const headers = { origin: base, 'sec-fetch-site': 'same-origin' };
+  const login = async () => {
+    if (user === 'local')
+      return fetch(`${base}/elicit/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'next=%2Felicit%2Finbox',
+      });
+    // Another principal: a session made directly in the store, as another login would.
+    return undefined;
+  };
+  let cookie: string;
+  const res = await login();
+  if (res === undefined) {
+    const { Sessions } = await import('../../src/connect/sessions.ts');
+    const made = await new Sessions(stack.store, new URL(base)).create(user);
+    cookie = made.cookie.split(';')[0] as string;
+  } else cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] as string;
+  const page = await fetch(`${base}/elicit/inbox`, { headers: { cookie } });
+  const csrf = /name="csrf" content="([^"]+)"/.exec(await page.clone().text())?.[1] ?? '';
+  return { cookie, csrf, page };
+}
+
+function post(cookie: string, csrf: string, body: unknown, origin = base): Promise<Response> {
+  return fetch(`${base}/elicit/inbox/answer`, {
+    method: 'POST',
+    headers: {
+      cookie,
+      origin,
+      'sec-fetch-site': origin === base ? 'same-origin' : 'cross-site',
+      'content-type': 'application/json',
+      'x-elicit-csrf': csrf,
+    },
+    body: JSON.stringify(body),
+  });
+}
