@@ -53,7 +53,7 @@ export interface InboxOptions {
   /**
    * How long this process's lease in the store lasts (renewed every third of it): a replica
    * silent this long is taken for gone and its questions fail with ELICIT_GATEWAY_HOLDER_LOST.
-   * Default 15 s.
+   * Default 10 s.
    */
   readonly leaseMs?: number;
   /** How often a waiting question's record is read again (missed wake-ups); default 2 s. */
@@ -226,7 +226,7 @@ export class Inbox {
   }
 
   get #leaseMs(): number {
-    return this.#options.leaseMs ?? 15_000;
+    return this.#options.leaseMs ?? 10_000;
   }
 
   /** Keeps this process's lease alive: while it lasts, its questions can be answered. */
