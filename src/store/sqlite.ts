@@ -7,8 +7,19 @@
  * a StoreError with SQLite's own error as `cause`: ELICIT_STORE_FULL for a full disk or
  * database, ELICIT_STORE_UNAVAILABLE for the rest. A failed transaction is rolled back only if
  * SQLite has not already done so, so the rollback never hides the error that caused it.
+ *
+ * Durability: a write resolves only once the write-ahead log holding it is on disk, as with
+ * SQLite's `synchronous = FULL`, but the log is flushed by the store (group commit) instead of
+ * inside each commit: SQLite runs with `synchronous = NORMAL` (in WAL mode always consistent,
+ * only the flush moves), and the store then calls `fsync` on the log off the event loop. Writes
+ * that land while a flush is under way share the next one, so the process is not blocked for
+ * the disk's flush on every commit and concurrent writers pay for one flush together. A read in
+ * this process of a key whose write is still being flushed waits for that flush, so it never
+ * reports a write that a power loss could take back; another process sharing the file may see a
+ * write up to one flush before it is durable (anything it writes after is flushed with it: the
+ * log is one file).
  */
-import { mkdirSync } from 'node:fs';
+import { close as closeFd, fsync, mkdirSync, open as openFd } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ELICIT_LIMIT_INVALID } from '../kernel/error-codes.ts';
@@ -128,6 +139,9 @@ export async function sqliteStore(options: SqliteStoreOptions): Promise<Store> {
     PRAGMA journal_mode = WAL;
   `),
   );
+  const wal = options.path !== ':memory:';
+  // The log is flushed by `durable` below, after each write; a database in memory has none.
+  if (wal) guard('open the database', () => db.exec('PRAGMA synchronous = NORMAL'));
   guard('open the database', () => migrate(db));
   if (maxBytes !== undefined) {
     const page = Number((db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size);
@@ -236,9 +250,80 @@ export async function sqliteStore(options: SqliteStoreOptions): Promise<Store> {
       });
     } catch {}
   };
+  /**
+   * Group commit: resolves once every write committed before the call is on disk. One flush
+   * at a time; writes made while it runs wait for the next, which they all share. The log is
+   * opened by name for each flush, so a log another process removed and made anew (its last
+   * connection closing checkpoints it into the database, which SQLite flushes) is never missed;
+   * no log at all means everything is in the database already.
+   */
+  const walPath = `${options.path}-wal`;
+  const flushLog = () =>
+    new Promise<void>((resolve, reject) => {
+      openFd(walPath, 'r+', (openError, fd) => {
+        if (openError !== null) {
+          if (openError.code === 'ENOENT') resolve();
+          else reject(storeFailure('SQLite', 'flush a write to disk', openError));
+          return;
+        }
+        fsync(fd, (syncError) => {
+          closeFd(fd, () => {
+            if (syncError === null) resolve();
+            else reject(storeFailure('SQLite', 'flush a write to disk', syncError));
+          });
+        });
+      });
+    });
+  let flushing: Promise<void> | undefined;
+  let nextFlush: Promise<void> | undefined;
+  const startFlush = (): Promise<void> => {
+    const p = flushLog();
+    flushing = p;
+    const done = () => {
+      if (flushing === p) flushing = undefined;
+    };
+    p.then(done, done);
+    return p;
+  };
+  const durable = (): Promise<void> => {
+    if (!wal) return Promise.resolve();
+    if (flushing === undefined) return startFlush();
+    // The flush under way may have started before this write: wait for the next one.
+    nextFlush ??= flushing
+      .catch(() => {})
+      .then(() => {
+        nextFlush = undefined;
+        return startFlush();
+      });
+    return nextFlush;
+  };
+  /**
+   * Keys written by this process whose flush is still under way. A read of one of them waits
+   * for that flush, so this process never reports a write that a power loss could take back;
+   * reads of other keys do not wait, and a write that follows such a read joins the next flush.
+   */
+  const unflushed = new Map<string, Promise<void>>();
+  const flushOf = (key: string): Promise<void> => {
+    const p = durable();
+    unflushed.set(key, p);
+    const done = () => {
+      if (unflushed.get(key) === p) unflushed.delete(key);
+    };
+    p.then(done, done);
+    return p;
+  };
+  /** Before a listing: every write of this process still being flushed (listings are rare). */
+  const settled = async (): Promise<void> => {
+    await (nextFlush ?? flushing);
+  };
   const checked = (opts: PutOptions) => {
     checkTtl(opts.ttlMs);
     for (const tag of opts.tags ?? []) checkKey(tag, 'tag');
+  };
+  /** Answers `out` once durable: a write that changed nothing still waits for what it read. */
+  const after = async <T>(key: string, changed: boolean, out: T): Promise<T> => {
+    await (changed ? flushOf(key) : unflushed.get(key));
+    return out;
   };
   return {
     async create(key, value, opts) {
@@ -248,7 +333,7 @@ export async function sqliteStore(options: SqliteStoreOptions): Promise<Store> {
       const created =
         guard('create a record', () => tx(() => put(key, value, opts, t))) === 'created';
       maybeSweep();
-      return created;
+      return after(key, created, created);
     },
     async createCapped(key, value, opts, cap) {
       checkKey(key);
@@ -257,39 +342,44 @@ export async function sqliteStore(options: SqliteStoreOptions): Promise<Store> {
       const t = now();
       const out = guard('create a record', () => tx(() => put(key, value, opts, t, cap)));
       maybeSweep();
-      return out;
+      return after(key, out === 'created', out);
     },
     async get(key) {
+      await unflushed.get(key);
       return guard('read a record', () => row(select.get(key, now())));
     },
     async update(key, version, value, opts) {
       const t = now();
       const body = JSON.stringify(value);
-      if (opts?.ttlMs === undefined)
-        return guard(
+      if (opts?.ttlMs === undefined) {
+        const done = guard(
           'update a record',
           () => Number(cas.run(body, null, key, version, t).changes) === 1,
         );
+        return after(key, done, done);
+      }
       checkTtl(opts.ttlMs);
       const expiresAt = t + opts.ttlMs;
-      return guard('update a record', () =>
+      const done = guard('update a record', () =>
         tx(() => {
           if (Number(cas.run(body, expiresAt, key, version, t).changes) !== 1) return false;
           retime.run(expiresAt, key);
           return true;
         }),
       );
+      return after(key, done, done);
     },
     async take(key) {
       // One transaction: a record is never taken without its tags going too, nor lost to a
       // failure between the two.
-      return guard('take a record', () =>
+      const taken = guard('take a record', () =>
         tx(() => {
           const r = row(takeRow.get(key, now()));
           if (r !== undefined) uncount(tagDel.all(key));
           return r as never;
         }),
       );
+      return after(key, taken !== undefined, taken);
     },
     async delete(key) {
       guard('delete a record', () =>
@@ -298,9 +388,11 @@ export async function sqliteStore(options: SqliteStoreOptions): Promise<Store> {
           uncount(tagDel.all(key));
         }),
       );
+      await flushOf(key);
     },
     async findByTag(tag, page) {
       checkPage(page);
+      await settled();
       const rows = guard('find records by tag', () =>
         page === undefined
           ? byTag.all(tag, now())
@@ -309,10 +401,12 @@ export async function sqliteStore(options: SqliteStoreOptions): Promise<Store> {
       return rows.map((r) => String((r as { key: string }).key));
     },
     async countByTag(tag) {
+      await settled();
       const t = now();
       return guard('count records by tag', () => tx(() => liveCount(tag, t)));
     },
     async close() {
+      await (nextFlush ?? flushing)?.catch(() => {});
       db.close();
     },
   };
