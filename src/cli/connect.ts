@@ -13,6 +13,7 @@ import * as p from '@clack/prompts';
 import type { RequestOptions } from '@modelcontextprotocol/client';
 import type { TaskCallOptions } from '../client/attach.ts';
 import { identityOf } from '../client/attach.ts';
+import { chooseKey } from '../client/choose-key.ts';
 import { closable } from '../client/dismiss.ts';
 import { inert } from '../client/inert.ts';
 import { RootList } from '../client/roots.ts';
@@ -32,6 +33,7 @@ import {
 import { setOwn } from '../kernel/own.ts';
 import { fromJsonSchema } from '../schema/index.ts';
 import { authProviderFor } from './auth.ts';
+import { FrameTap } from './host/above.ts';
 import {
   describeFailure,
   HostError,
@@ -178,16 +180,26 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
   /** One JSON line for programs (`--format json`). */
   const emit = (value: unknown) => o.output.write(`${JSON.stringify(value)}\n`);
 
-  // Lines that arrive while a prompt owns the terminal wait for it to close.
+  // Lines that arrive while a prompt owns the terminal wait for it to close; while the menu is
+  // the only prompt, they are printed above it and the menu stays as it is (host/above.ts).
   let prompting = 0;
   const queued: string[] = [];
-  // The menu is shown again (with the line above it) rather than written over.
+  const menuTap = new FrameTap(o.output);
+  /** One of the host's own prompts, drawn through the tap (lines arriving print above it). */
+  const tapped = async <T>(prompt: () => Promise<T>): Promise<T> => {
+    menuTap.start();
+    try {
+      return await prompt();
+    } finally {
+      menuTap.stop();
+    }
+  };
+  // Aborted only when the menu's items changed: it is erased and drawn again.
   let menu: AbortController | undefined;
   const say = (line: string) => {
-    if (prompting > 0) {
-      queued.push(line);
-      menu?.abort();
-    } else out(line);
+    if (prompting === 1 && menuTap.printAbove(line)) return;
+    if (prompting > 0) queued.push(line);
+    else out(line);
   };
   const flush = () => {
     while (prompting === 0 && queued.length > 0) out(queued.shift() as string);
@@ -317,7 +329,7 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
       );
       p.log.message(view.lines.map((l) => `┆ ${l}`).join('\n'), io);
       const choice = await closable(io.input, signal, (signal) =>
-        p.selectKey({
+        chooseKey({
           ...io,
           signal,
           message: 'Reply to it?',
@@ -614,28 +626,34 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
       let choice: unknown;
       let dir: unknown;
       try {
-        choice = await p.select({
-          ...io,
-          message:
-            current.length === 0
-              ? 'Roots: no directory yet'
-              : `Roots: the server may work in ${current.length === 1 ? 'this directory' : `these ${current.length} directories`}`,
-          options: [
-            ...current.map((r) => ({
-              value: `-\u0000${r.uri}`,
-              label: `Remove ${inert(pathOf(r), 100, false)}`,
-            })),
-            { value: '+\u0000', label: 'Add a directory' },
-            { value: 'b\u0000', label: 'Back' },
-          ],
-        });
-        if (!p.isCancel(choice) && String(choice).startsWith('+'))
-          dir = await p.text({
+        choice = await tapped(() =>
+          p.select({
             ...io,
-            message: 'Directory to add',
-            placeholder: process.cwd(),
-            validate: (v) => notADirectory(v === undefined || v === '' ? process.cwd() : v),
-          });
+            output: menuTap,
+            message:
+              current.length === 0
+                ? 'Roots: no directory yet'
+                : `Roots: the server may work in ${current.length === 1 ? 'this directory' : `these ${current.length} directories`}`,
+            options: [
+              ...current.map((r) => ({
+                value: `-\u0000${r.uri}`,
+                label: `Remove ${inert(pathOf(r), 100, false)}`,
+              })),
+              { value: '+\u0000', label: 'Add a directory' },
+              { value: 'b\u0000', label: 'Back' },
+            ],
+          }),
+        );
+        if (!p.isCancel(choice) && String(choice).startsWith('+'))
+          dir = await tapped(() =>
+            p.text({
+              ...io,
+              output: menuTap,
+              message: 'Directory to add',
+              placeholder: process.cwd(),
+              validate: (v) => notADirectory(v === undefined || v === '' ? process.cwd() : v),
+            }),
+          );
       } finally {
         ui.promptEnd();
       }
@@ -719,18 +737,21 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
       ui.promptStart();
       let choice: unknown;
       try {
-        choice = await closable(io.input, menu.signal, (signal) =>
-          p.select({
-            ...io,
-            // The cursor stays where the person left it.
-            initialValue: options.some((o) => o.value === lastChoice) ? lastChoice : undefined,
-            message:
-              lists.prompts.length + lists.resources.length > 0
-                ? 'Call a tool, get a prompt or read a resource'
-                : 'Call a tool',
-            options,
-            signal,
-          }),
+        choice = await tapped(() =>
+          closable(io.input, (menu as AbortController).signal, (signal) =>
+            p.select({
+              ...io,
+              output: menuTap,
+              // The cursor stays where the person left it.
+              initialValue: options.some((o) => o.value === lastChoice) ? lastChoice : undefined,
+              message:
+                lists.prompts.length + lists.resources.length > 0
+                  ? 'Call a tool, get a prompt or read a resource'
+                  : 'Call a tool',
+              options,
+              signal,
+            }),
+          ),
         );
       } finally {
         ui.promptEnd();
@@ -738,7 +759,11 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
       const redraw = menu.signal.aborted;
       menu = undefined;
       if (p.isCancel(choice)) {
-        if (redraw) continue; // news arrived (a log line, changed lists): show the menu again
+        if (redraw) {
+          // The lists changed: the new menu takes the old one's place.
+          menuTap.erase();
+          continue;
+        }
         return 130;
       }
       lastChoice = String(choice);

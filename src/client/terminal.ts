@@ -9,6 +9,7 @@ import type { Readable, Writable } from 'node:stream';
 import { styleText } from 'node:util';
 import * as p from '@clack/prompts';
 import { applyDefaults, type CompiledSchema, type Field, formatHint } from '../schema/index.ts';
+import { chooseKey } from './choose-key.ts';
 import { closable } from './dismiss.ts';
 import { FormState } from './form-state.ts';
 import { inert } from './inert.ts';
@@ -256,7 +257,7 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
         { output },
       );
       const choice = await closable(io.input, signal, (signal) =>
-        p.selectKey({
+        chooseKey({
           ...io,
           signal,
           message: wording.question,
@@ -372,7 +373,7 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
         else p.log.info(line, { output });
       }
       const choice = await closable(io.input, signal, (signal) =>
-        p.selectKey({
+        chooseKey({
           ...io,
           signal,
           message:
@@ -395,7 +396,7 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
         p.log.success(`Opened ${inert(a.site ?? '', 300, false)} in your browser.`, { output });
       if (!request.awaitDone) return { action: 'opened' };
       const done = await closable(io.input, signal, (signal) =>
-        p.selectKey({
+        chooseKey({
           ...io,
           signal,
           message: 'Finish in the browser, then:',

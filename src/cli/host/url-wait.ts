@@ -7,6 +7,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import * as p from '@clack/prompts';
+import { chooseKey } from '../../client/choose-key.ts';
 import { closable } from '../../client/dismiss.ts';
 import { inert } from '../../client/inert.ts';
 import type { ClientEvent, Renderer, UrlRequest, UrlResponse } from '../../client/types.ts';
@@ -102,7 +103,7 @@ async function waitScreen(
     let choice: unknown;
     try {
       choice = await closable(ui.io.input, local.signal, (signal) =>
-        p.selectKey({
+        chooseKey({
           ...ui.io,
           message: `${message}${suffix}`,
           options: [
