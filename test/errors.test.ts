@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ElicitError } from '../src/errors.ts';
 import * as catalogue from '../src/kernel/error-codes.ts';
 import { ERROR_CODES } from '../src/kernel/error-codes.ts';
 
@@ -85,5 +86,13 @@ describe('error catalogue', () => {
     expect(strays, 'add these to src/kernel/error-codes.ts (no codes built at run time)').toEqual(
       [],
     );
+  });
+});
+
+describe('ElicitError codes', () => {
+  it('are typed by the catalogue: a code that is not in it does not compile', () => {
+    // @ts-expect-error 'ELICIT_NOT_CATALOGUED' is not an ElicitErrorCode (typecheck fails if it were).
+    const e = new ElicitError('ELICIT_NOT_CATALOGUED', 'x');
+    expect(e.code).toBe('ELICIT_NOT_CATALOGUED');
   });
 });

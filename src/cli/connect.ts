@@ -43,7 +43,7 @@ import {
 } from './host/errors.ts';
 import { Keys } from './host/keys.ts';
 import { HOST_LIMITS, type HostLimits } from './host/limits.ts';
-import { type Era, Link, type ListKind } from './host/link.ts';
+import { type EraChoice, Link, type ListKind } from './host/link.ts';
 import { removeSaved, renderPrompt, renderResource, renderToolResult } from './host/results.ts';
 import { notADirectory, pathOf, rootOf } from './host/roots.ts';
 import { progressBar, StatusLine } from './host/status.ts';
@@ -66,7 +66,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface ConnectOptions {
   readonly target: Target;
-  readonly era: Era;
+  readonly era: EraChoice;
   readonly interactive: boolean;
   readonly answers?: readonly ScriptedAnswer[];
   readonly policy?: ScriptedPolicy;
@@ -567,7 +567,7 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
           if (json)
             emit({
               call: c.name,
-              error: { code: 'ELICIT_HOST_CALL', message: `No tool named ${c.name}.` },
+              error: { code: ELICIT_HOST_CALL, message: `No tool named ${c.name}.` },
             });
           return 2;
         }

@@ -98,8 +98,7 @@ export function createVault(
       const key = keys.usable(k, now());
       if (key === undefined) return undefined;
       const raw = Buffer.from(c, 'base64url');
-      if (raw.length < 17)
-        throw new VaultError('ELICIT_VAULT_CORRUPT', 'a vault entry is damaged.');
+      if (raw.length < 17) throw new VaultError(ELICIT_VAULT_CORRUPT, 'a vault entry is damaged.');
       const plain = aeadOpen(key.key, Buffer.from(iv, 'base64url'), aad(entry, k), raw);
       if (plain === undefined)
         throw new VaultError(
@@ -109,7 +108,7 @@ export function createVault(
       try {
         return JSON.parse(plain.toString('utf8')) as T;
       } catch {
-        throw new VaultError('ELICIT_VAULT_CORRUPT', 'a vault entry is damaged.');
+        throw new VaultError(ELICIT_VAULT_CORRUPT, 'a vault entry is damaged.');
       }
     },
     async delete(entry) {

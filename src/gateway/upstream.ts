@@ -5,6 +5,7 @@
  * goes to the call that is waiting on the server (`HeldCall`) or, outside any call, to a host
  * session that can take it. The server's notifications go to `onNotification`.
  */
+
 import {
   Client,
   type InputRequest,
@@ -16,13 +17,15 @@ import { hookTaskResults } from '../client/task-wire.ts';
 import { TASKS_EXTENSION } from '../client/tasks.ts';
 import { ElicitError } from '../errors.ts';
 import { ELICIT_GATEWAY_UPSTREAM } from '../kernel/error-codes.ts';
+import type { EraChoice } from '../kernel/revision.ts';
 import { eraOf, LEGACY_REVISION, MODERN_REVISION } from '../kernel/revision.ts';
 import type { HeldCall } from './held.ts';
 
 /** The gateway could not reach the server it fronts, or the server went away. */
 export class GatewayError extends ElicitError {}
 
-export type UpstreamEra = 'auto' | 'legacy' | 'modern';
+/** The era the gateway speaks to the server it forwards to (`auto`: the newest both know). */
+export type UpstreamEra = EraChoice;
 
 export interface UpstreamOptions {
   /** A transport to the server; called once per connection. */

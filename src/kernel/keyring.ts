@@ -13,6 +13,7 @@ import {
   randomBytes,
 } from 'node:crypto';
 import { ElicitError } from '../errors.ts';
+import { ELICIT_KEYRING_INVALID } from './error-codes.ts';
 
 export const IV_BYTES = 12;
 export const TAG_BYTES = 16;
@@ -36,7 +37,7 @@ export interface Keyring {
 /** A keyring that cannot be used as given: the message names the key and what to fix. */
 export class KeyringError extends ElicitError {
   constructor(message: string) {
-    super('ELICIT_KEYRING_INVALID', message);
+    super(ELICIT_KEYRING_INVALID, message);
   }
 }
 

@@ -16,6 +16,9 @@ export const LEGACY_REVISION: Revision = '2025-11-25';
 
 export type Era = 'legacy' | 'modern';
 
+/** An era to speak, or `auto`: the newest both sides know (a host's or a gateway's choice). */
+export type EraChoice = 'auto' | Era;
+
 export function isRevision(value: unknown): value is Revision {
   return typeof value === 'string' && (REVISIONS as readonly string[]).includes(value);
 }

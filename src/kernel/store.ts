@@ -3,7 +3,13 @@
  * server and the connect pages use it) and `OnceStore` (single-use markers for ask.once).
  */
 import { ElicitError } from '../errors.ts';
-import { ELICIT_STORE_FULL, ELICIT_STORE_UNAVAILABLE } from './error-codes.ts';
+import {
+  ELICIT_ONCE_STORE_FULL,
+  ELICIT_ONCE_STORE_UNAVAILABLE,
+  ELICIT_STORE_FULL,
+  ELICIT_STORE_UNAVAILABLE,
+  type ElicitErrorCode,
+} from './error-codes.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -90,7 +96,7 @@ export interface OnceStore {
 export class OnceStoreFullError extends ElicitError {
   constructor(limit: number) {
     super(
-      'ELICIT_ONCE_STORE_FULL',
+      ELICIT_ONCE_STORE_FULL,
       `The one-time step store holds ${limit} live markers, its limit; the step was not run. Try again once markers expire, raise the limit, or use a shared store (createServer({ store })).`,
     );
   }
@@ -103,7 +109,7 @@ export class OnceStoreFullError extends ElicitError {
 export class OnceStoreUnavailableError extends ElicitError {
   constructor(key: string, cause: unknown) {
     super(
-      'ELICIT_ONCE_STORE_UNAVAILABLE',
+      ELICIT_ONCE_STORE_UNAVAILABLE,
       `The one-time step "${key}" was not run because its marker could not be recorded (the store failed; the cause has its error). Nothing was done; try again when the store is back.`,
       { cause },
     );
@@ -118,7 +124,7 @@ export class OnceStoreUnavailableError extends ElicitError {
 export class StoreError extends ElicitError {
   /** For ELICIT_STORE_FULL from the memory store: the limit that was reached. */
   readonly limit: number | undefined;
-  constructor(code: string, message: string, limit?: number, options?: ErrorOptions) {
+  constructor(code: ElicitErrorCode, message: string, limit?: number, options?: ErrorOptions) {
     super(code, message, options);
     this.limit = limit;
   }

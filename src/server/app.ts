@@ -30,7 +30,7 @@ import { checkLimits } from './errors.ts';
 import { Faults } from './faults.ts';
 import { type Era, type Gate, installGate } from './gate.ts';
 import { type Inbox, type InboxSettings, resolveInbox } from './inbox.ts';
-import { memoryOnceStore, type OnceStore } from './once-store.ts';
+import { MEMORY_ONCE_ENTRIES, type OnceStore } from './once-store.ts';
 import { PendingAsks } from './pending.ts';
 import {
   checkExposure,
@@ -257,7 +257,7 @@ export class ElicitServer {
     );
     this.faults = new Faults(options.onWarning ?? warnToConsole);
     const store = options.store ?? options.connect?.app.store;
-    this.once = store === undefined ? memoryOnceStore() : onceStoreFrom(store);
+    this.once = onceStoreFrom(store ?? memoryStore({ maxEntries: MEMORY_ONCE_ENTRIES }));
     // Any state of a conversation lacking a step's result can be presented until the last
     // round's state expires: the marker lives that long (see docs/security.md).
     this.onceTtlMs = (options.stateTtlMs ?? 600_000) * (this.limits.maxRounds + 1);

@@ -15,6 +15,7 @@ import {
   ELICIT_TIMEOUT,
   ELICIT_TOO_MANY_PENDING,
   ELICIT_TOO_MANY_ROUNDS,
+  type ElicitErrorCode,
 } from '../kernel/error-codes.ts';
 import { LimitOptionError } from '../schema/limits.ts';
 
@@ -144,7 +145,7 @@ export class SensitiveFieldError extends ElicitError {
 export class ListenError extends ElicitError {
   constructor(host: string, port: number, cause: NodeJS.ErrnoException) {
     const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-    const [code, advice] =
+    const [code, advice]: [ElicitErrorCode, string] =
       cause.code === 'EADDRINUSE'
         ? [
             ELICIT_LISTEN_PORT_IN_USE,

@@ -17,7 +17,8 @@ import { wrapCallHandlers } from './call-handlers.ts';
 import { freshJournal, type Journal, unpackJournal } from './engines/replay.ts';
 import { type Binding, RequestBinding, type Sealer, StateError } from './seal.ts';
 
-export type Era = 'legacy' | 'modern';
+// The era of a built McpServer: the protocol's (kernel/revision.ts), not a second meaning.
+export type { Era } from '../kernel/revision.ts';
 
 /** A request's opened state, handed from the gate to the handler wrapper. */
 export interface Gate {
@@ -36,6 +37,21 @@ export interface GateServer {
 }
 
 const MAX_RESPONSES = { maxSize: 1_048_576, maxDepth: 12 };
+
+/**
+ * -32602 for `inputResponses` beyond their bounds (1 MiB, 12 levels, four times the keys one
+ * round may ask), wherever they come in: a call's round or a task's `tasks/update`.
+ */
+export function boundInputResponses(responses: unknown, limits: AskLimits): void {
+  const keys =
+    responses !== null && typeof responses === 'object' ? Object.keys(responses).length : 0;
+  if (measureJson(responses, MAX_RESPONSES) !== undefined || keys > limits.maxKeysPerRound * 4)
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      'inputResponses is too large or too deeply nested',
+      { reason: 'input_responses_limit' },
+    );
+}
 
 /** Opens the gate of every call handler of `mcp`; the runner finds it in `gates` by request. */
 export function installGate(
@@ -61,18 +77,7 @@ export function openGate(
     request.params.arguments ?? {},
   );
   const responses = ctx.mcpReq.inputResponses;
-  if (responses !== undefined) {
-    const measured = measureJson(responses, MAX_RESPONSES);
-    const keys =
-      responses !== null && typeof responses === 'object' ? Object.keys(responses).length : 0;
-    if (measured !== undefined || keys > server.limits.maxKeysPerRound * 4) {
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        'inputResponses is too large or too deeply nested',
-        { reason: 'input_responses_limit' },
-      );
-    }
-  }
+  if (responses !== undefined) boundInputResponses(responses, server.limits);
   const raw = ctx.mcpReq.requestState();
   if (raw === undefined || raw === null)
     return { journal: freshJournal(), fresh: true, round: 0, binding };

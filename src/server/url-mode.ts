@@ -5,7 +5,7 @@
  * process: they never reach the MCP client, and the client's own bearer token is never sent.
  */
 import { ElicitError } from '../errors.ts';
-import { ELICIT_ASK_USAGE } from '../kernel/error-codes.ts';
+import { ELICIT_ASK_USAGE, ELICIT_CONNECT_NOT_CONFIGURED } from '../kernel/error-codes.ts';
 import type { Faults } from './faults.ts';
 import type { Connection, RecordPurpose, UrlPort, UrlRecord } from './url-port.ts';
 
@@ -41,7 +41,7 @@ export type SecretResult =
 export class ConnectNotConfiguredError extends ElicitError {
   constructor(what: string) {
     super(
-      'ELICIT_CONNECT_NOT_CONFIGURED',
+      ELICIT_CONNECT_NOT_CONFIGURED,
       `${what} needs the connect pages: pass connect: { app: createConnectStack(...) } to createServer.`,
     );
   }

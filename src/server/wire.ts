@@ -34,6 +34,7 @@ import {
   ELICIT_STORE_UNAVAILABLE,
 } from '../kernel/error-codes.ts';
 import { guardParams, refuseParamsNotObject } from '../kernel/params-guard.ts';
+import type { Era } from '../kernel/revision.ts';
 import { OnceStoreUnavailableError, StoreError } from '../kernel/store.ts';
 import { ElicitationUnsupportedError, TooManyPendingAsksError } from './errors.ts';
 import { refusalOnWire } from './pending.ts';
@@ -67,11 +68,7 @@ export function storeFailureOnWire(error: unknown): ProtocolError | undefined {
 }
 
 /** The JSON-RPC error `error` becomes, or undefined when it is the tool's answer (or a bug). */
-export function wireError(
-  error: unknown,
-  kind: Kind,
-  era: 'legacy' | 'modern',
-): ProtocolError | undefined {
+export function wireError(error: unknown, kind: Kind, era: Era): ProtocolError | undefined {
   if (error instanceof TooManyPendingAsksError) return refusalOnWire(error);
   const store = storeFailureOnWire(error);
   if (store !== undefined) return store;

@@ -16,8 +16,8 @@ import {
   httpEntry,
   OnceStoreFullError,
 } from '../../src/server/index.ts';
-import { memoryOnceStore } from '../../src/server/once-store.ts';
 import { memoryStore, redisStore, type Store, sqliteStore } from '../../src/store/index.ts';
+import { onceStoreFrom } from '../../src/store/once.ts';
 import { answer, callTool } from '../support/mrtr.ts';
 
 const keyring = { keys: [{ id: 'shared', secret: generateKeySecret() }] };
@@ -111,7 +111,7 @@ describe('ask.once', () => {
   });
 
   it('a full memory store refuses instead of forgetting a live marker', async () => {
-    const once = memoryOnceStore({ maxEntries: 2 });
+    const once = onceStoreFrom(memoryStore({ maxEntries: 2 }));
     expect(await once.consume('a', 60_000)).toBe(true);
     expect(await once.consume('b', 60_000)).toBe(true);
     await expect(once.consume('c', 60_000)).rejects.toBeInstanceOf(OnceStoreFullError);

@@ -9,6 +9,7 @@ import type { RootList } from '../../client/roots.ts';
 import { attachSampling, type SamplingOptions } from '../../client/sampling.ts';
 import type { Renderer } from '../../client/types.ts';
 import { ELICIT_HOST_CONNECT, ELICIT_HOST_SIGNIN } from '../../kernel/error-codes.ts';
+import type { EraChoice } from '../../kernel/revision.ts';
 import { MODERN_REVISION } from '../../kernel/revision.ts';
 import { TerminalAuthProvider } from '../auth.ts';
 import { openInBrowser } from '../open.ts';
@@ -21,12 +22,13 @@ import {
   type Target,
 } from './transport.ts';
 
-export type Era = 'auto' | 'legacy' | 'modern';
+export type { EraChoice };
+
 export type ListKind = 'tools' | 'prompts' | 'resources';
 
 export interface LinkOptions {
   readonly target: Target;
-  readonly era: Era;
+  readonly era: EraChoice;
   readonly renderer: Renderer;
   readonly limits: HostLimits;
   readonly env?: Readonly<Record<string, string>>;

@@ -12,6 +12,7 @@ import {
   type ServerContext,
   UrlElicitationRequiredError,
 } from '@modelcontextprotocol/server';
+import { LEGACY_REVISION } from '../../kernel/revision.ts';
 import type { Ask, AskLimits } from '../ask.ts';
 import { createAsk } from '../asks.ts';
 import { declares } from '../capabilities.ts';
@@ -118,7 +119,7 @@ class PushEngine implements Engine {
   }
 
   get revision(): string {
-    return this.#mcp.server.getNegotiatedProtocolVersion() ?? '2025-11-25';
+    return this.#mcp.server.getNegotiatedProtocolVersion() ?? LEGACY_REVISION;
   }
 
   get limits(): AskLimits {

@@ -14,10 +14,10 @@ import {
   type StandardSchemaV1,
 } from '@modelcontextprotocol/server';
 import type { Json } from '../../kernel/store.ts';
-import { measureJson } from '../../schema/measure.ts';
 import { declaresTasks, requestCaps, TASKS_EXTENSION, tasksRequired } from '../capabilities.ts';
 import type { TaskStart } from '../engines/contract.ts';
 import { drive, leaseFor, recover, type TaskHost, unknownTask } from '../engines/task.ts';
+import { boundInputResponses } from '../gate.ts';
 import { storeFailureOnWire } from '../wire.ts';
 import { isLegacyTask } from './legacy-tasks.ts';
 import {
@@ -95,8 +95,6 @@ interface TaskIdParams {
   readonly taskId?: unknown;
 }
 
-const MAX_RESPONSES = { maxSize: 1_048_576, maxDepth: 12 };
-
 /**
  * The params of the task methods pass through as they are: the extension check comes first
  * (-32021), then the task id (-32602), so they are checked in the handler. The SDK lifts
@@ -158,16 +156,8 @@ export function installTaskMethods(mcp: McpServer, server: TaskMethodsServer): v
     handle(async (params, ctx) => {
       const { principal, record, stored } = await own('tasks/update', params, ctx);
       const responses = (ctx.mcpReq.inputResponses ?? {}) as Record<string, unknown>;
+      boundInputResponses(responses, host.replay.limits);
       const keys = Object.keys(responses);
-      if (
-        measureJson(responses, MAX_RESPONSES) !== undefined ||
-        keys.length > host.replay.limits.maxKeysPerRound * 4
-      )
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidParams,
-          'inputResponses is too large or too deeply nested',
-          { reason: 'input_responses_limit' },
-        );
       // Answers for keys the task is not waiting on (or already has) are ignored; the first
       // answer for a key is the one kept. The last missing answer moves the task to `working`
       // and this process runs it.
