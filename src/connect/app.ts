@@ -98,7 +98,9 @@ export function createConnectApp(options: ConnectAppOptions): ConnectApp {
   app.get('/elicit/:id', async (c) => {
     const checked = await ctx.gate(c.req.param('id'), c.req.raw);
     if (checked instanceof Response) return checked;
-    return checked.record.purpose === 'connect' ? oauthPage(ctx, checked) : secretPage(checked);
+    return checked.record.purpose === 'connect'
+      ? oauthPage(ctx, checked)
+      : secretPage(checked, baseUrl);
   });
   mountRecordPosts(app, ctx);
   // A failing store is a 503 page that says to try again, with nothing of the driver's text;

@@ -3,6 +3,7 @@
  * the record's owner) and No thanks, which serves both kinds of record.
  */
 import type { Hono } from 'hono';
+import { transitOf } from '../kernel/transit.ts';
 import type { Gated, PagesContext } from './context.ts';
 import { done, escapeHtml, failed, notAvailable, render } from './pages.ts';
 import { whoOf } from './sessions.ts';
@@ -11,14 +12,22 @@ import { recordEntryName, recordValueTtl, vaultEntryName } from './vault.ts';
 /** The longest secret the form takes (the input's maxlength, checked again on POST). */
 const SECRET_MAX_CHARS = 4096;
 
-/** The page of a `secret` record: one password field, Save and No thanks. */
-export function secretPage({ record, session }: Gated): Response {
+// The connect pages are served on https or on loopback only (createConnectApp refuses others).
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * The page of a `secret` record: one password field, Save and No thanks. What it says about
+ * encryption is what is true of this page's address (the terminal says the same sentence
+ * before opening it) and of the vault (encrypted at rest).
+ */
+export function secretPage({ record, session }: Gated, baseUrl: URL): Response {
+  const transit = transitOf(baseUrl.protocol, LOOPBACK.has(baseUrl.hostname));
   const label = escapeHtml(record.label ?? record.subject);
   return render({
     title: `Enter ${record.label ?? record.subject}`,
     who: whoOf(session),
     body: `<h1 dir="auto">${label}</h1>${record.description === undefined ? '' : `<p dir="auto">${escapeHtml(record.description)}</p>`}
-<p class="muted">This goes straight to the server that asked, encrypted. Your assistant never sees it.</p>
+<p class="muted">${escapeHtml(transit)} It is stored encrypted for the server that asked; your assistant never sees it.</p>
 <form method="post" action="/elicit/${escapeHtml(record.id)}/secret" class="box" autocomplete="off">
 <label for="secret" dir="auto">${label}</label><input id="secret" name="secret" type="password" required maxlength="${SECRET_MAX_CHARS}" dir="auto">
 <input type="hidden" name="csrf" value="${escapeHtml(session.csrf)}"><button type="submit" class="primary">Save</button></form>

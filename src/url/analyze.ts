@@ -3,6 +3,7 @@
  * Pure (no Node-only imports): every renderer, terminal or web, uses it.
  */
 import { parse as parseDomain } from 'tldts';
+import { TRANSIT_LOOPBACK_HTTP, TRANSIT_REMOTE_HTTP } from '../kernel/transit.ts';
 import { looseSkeleton, readings, skeleton } from './confusables.ts';
 import { findMentions, type NameIndex, nameIndex } from './mentions.ts';
 import { decodeLabel } from './punycode.ts';
@@ -280,13 +281,9 @@ export function analyzeUrl(input: string, options: AnalyzeOptions = {}): UrlAnal
         `This page would open over plain http to ${host}; anyone on the network could read or change it. It was not opened.`,
       );
     }
-    warn(
-      'not_https',
-      'caution',
-      'This page is not encrypted (http): anyone on the network could read or change what you enter.',
-    );
+    warn('not_https', 'caution', TRANSIT_REMOTE_HTTP);
   } else if (url.protocol === 'http:') {
-    warn('not_https', 'info', 'This page is on this computer and is not encrypted (http).');
+    warn('not_https', 'info', TRANSIT_LOOPBACK_HTTP);
   }
   if (url.username !== '' || url.password !== '') {
     warn(
