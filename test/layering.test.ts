@@ -1,8 +1,10 @@
 /**
- * Which part of src/ may import which: the table below is the one in docs/architecture.md
- * ("Layers"). Every file under src/ is parsed for static `import`/`export … from`, side-effect
- * imports and dynamic `import()`; each relative import that leaves its part must be allowed by
- * the table. Within a part anything goes.
+ * Which part of src/ may import which, and through which files: the tables below are the one in
+ * docs/architecture.md ("Layers"). Every file under src/ is parsed for static `import`/`export …
+ * from`, side-effect imports and dynamic `import()`; each relative import that leaves its part
+ * must be allowed by the table, file by file: it targets one of the imported part's entries (its
+ * package entries and its internal entry, `internal.ts`), or a file the table names. Within a
+ * part anything goes.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -27,16 +29,23 @@ export const LAYERS: Readonly<Record<Part, readonly (Part | Allowance)[]>> = {
   kernel: ['errors.ts'],
   // A sensitive field is judged as a person reads it: the Unicode confusables table (data and
   // its lookup, importing nothing else) is shared with the URL checks.
-  schema: [
-    'errors.ts',
-    'kernel',
-    { part: 'url', files: ['url/confusables.ts', 'url/confusables-data.ts'] },
-  ],
+  schema: ['errors.ts', 'kernel', { part: 'url', files: ['url/confusables.ts'] }],
   url: ['errors.ts', 'kernel'],
   store: ['errors.ts', 'kernel'],
-  'index.ts': ['errors.ts', 'kernel', 'schema'],
+  // The root entry stays small: the revisions without the rest of the schema core.
+  'index.ts': ['errors.ts', 'kernel', { part: 'schema', files: ['schema/revision.ts'] }],
   client: ['errors.ts', 'kernel', 'schema', 'url'],
-  web: ['errors.ts', 'kernel', 'schema', 'url', 'client'],
+  // The elements' browser bundle takes two SDK-free client files by name (the client's entries
+  // carry the SDK, which no bundler can drop), and the confusables data as a lazy chunk.
+  web: [
+    'errors.ts',
+    'kernel',
+    'schema',
+    'url',
+    { part: 'url', files: ['url/confusables-data.ts'] },
+    'client',
+    { part: 'client', files: ['client/inert.ts', 'client/form-state.ts'] },
+  ],
   server: ['errors.ts', 'kernel', 'schema', 'store'],
   // The connect pages implement the server's URL-mode port: its types, nothing else of the server.
   connect: [
@@ -51,6 +60,36 @@ export const LAYERS: Readonly<Record<Part, readonly (Part | Allowance)[]>> = {
   // Framework bindings (src/bindings/<framework>): mount the server, nothing else. None yet.
   bindings: ['errors.ts', 'kernel', 'server'],
 };
+
+/**
+ * The files of each part other parts may import: its package entries (package.json `exports`)
+ * and its internal entry (`internal.ts`, what siblings may use that is not public). The kernel
+ * has none: it is a set of small leaf modules below every part, each importable on its own.
+ */
+export const ENTRIES: Readonly<Record<Part, readonly string[]>> = {
+  'errors.ts': ['errors.ts'],
+  kernel: ['kernel/*.ts'],
+  schema: ['schema/index.ts', 'schema/internal.ts'],
+  url: ['url/index.ts'],
+  store: ['store/index.ts', 'store/testing.ts', 'store/internal.ts'],
+  'index.ts': ['index.ts'],
+  client: ['client/index.ts', 'client/terminal.ts', 'client/internal.ts'],
+  web: ['web/index.ts', 'web/react.ts', 'web/internal.ts'],
+  server: ['server/index.ts', 'server/internal.ts'],
+  connect: ['connect/index.ts'],
+  demo: ['demo/internal.ts'],
+  gateway: ['gateway/index.ts'],
+  cli: [],
+  bindings: ['bindings/<framework>/index.ts'],
+};
+
+/** Whether `file` is one of `part`'s entries (`*` matches one path segment). */
+export function isEntry(file: string, entries: typeof ENTRIES = ENTRIES): boolean {
+  const part = partOf(file);
+  return (entries[part] ?? []).some((e) =>
+    new RegExp(`^${e.replace(/[.]/g, '\\.').replace(/\*|<[^>]+>/g, '[^/]+')}$`).test(file),
+  );
+}
 
 /** Single type-only imports outside the table, each with its reason. None today. */
 export const EXCEPTIONS: readonly { from: string; to: string; typeOnly: true }[] = [];
@@ -93,6 +132,7 @@ export function violations(
   edges: readonly Edge[],
   layers: typeof LAYERS = LAYERS,
   exceptions: typeof EXCEPTIONS = EXCEPTIONS,
+  entries: typeof ENTRIES = ENTRIES,
 ): string[] {
   const out: string[] = [];
   for (const e of edges) {
@@ -108,7 +148,7 @@ export function violations(
       const a: Allowance = typeof r === 'string' ? { part: r } : r;
       return (
         a.part === to &&
-        (a.files === undefined || a.files.includes(e.to)) &&
+        (a.files === undefined ? isEntry(e.to, entries) : a.files.includes(e.to)) &&
         (a.typeOnly !== true || e.typeOnly)
       );
     });
@@ -116,7 +156,9 @@ export function violations(
       (x) => x.from === e.from && x.to === e.to && (!x.typeOnly || e.typeOnly),
     );
     if (!allowed && !excepted)
-      out.push(`${e.from} imports ${e.to}${e.typeOnly ? ' (type-only)' : ''}: ${from} -> ${to}`);
+      out.push(
+        `${e.from} imports ${e.to}${e.typeOnly ? ' (type-only)' : ''}: ${from} -> ${to}${rules.includes(to) && !isEntry(e.to, entries) ? ` (not an entry of ${to}: ${(entries[to] ?? []).join(', ')})` : ''}`,
+      );
   }
   return out;
 }
@@ -165,6 +207,26 @@ describe('layering', () => {
       ).not.toMatch(/from '[./]*kernel\//);
   });
 
+  it('every entry exists; every package entry and every internal.ts is an entry', () => {
+    const files = FILES.map((f) => relative(ROOT, f).split(sep).join('/'));
+    const missing = Object.values(ENTRIES)
+      .flat()
+      .filter((e) => !e.includes('*') && !e.includes('<') && !files.includes(e));
+    expect(missing).toEqual([]);
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
+      exports: Record<string, string | { types?: string }>;
+    };
+    const published = Object.values(pkg.exports).flatMap((t) =>
+      typeof t === 'string' || t.types === undefined
+        ? []
+        : [t.types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.ts')],
+    );
+    const internal = files.filter((f) => f.endsWith('/internal.ts'));
+    expect([...published, ...internal].filter((f) => !isEntry(f))).toEqual([]);
+    expect(isEntry('kernel/keys.ts')).toBe(true);
+    expect(isEntry('kernel/sub/keys.ts')).toBe(false);
+  });
+
   it('a violation fails: each kind of edge the table refuses is reported', () => {
     const src = (path: string, text: string) => importsOf(join(ROOT, path), text, ROOT);
     const bad = [
@@ -182,13 +244,26 @@ describe('layering', () => {
       ),
       // An exception covers type-only imports only.
       ...src('server/engines/push.ts', "import { Records } from '../../connect/records.ts';"),
+      // An allowed part, but a file that is none of its entries, by value or by type.
+      ...src('server/x.ts', "import { memoryStore } from '../store/memory.ts';"),
+      ...src('cli/x.ts', "import type { Renderer } from '../client/types.ts';"),
+      // A file named for one part is not named for another.
+      ...src('server/x.ts', "import { inert } from '../client/inert.ts';"),
+      ...src('gateway/x.ts', "import { inert } from '../client/inert.ts';"),
     ];
-    expect(violations(bad)).toHaveLength(8);
+    expect(violations(bad)).toHaveLength(12);
+    expect(violations(bad)[8]).toContain('(not an entry of store: store/index.ts');
     // …and what the table allows is not reported.
     const good = [
       ...src('connect/x.ts', "import type { UrlPort } from '../server/url-port.ts';"),
       ...src('server/x.ts', "import { pooledRandom } from '../kernel/random.ts';"),
       ...src('kernel/x.ts', "import { ElicitError } from '../errors.ts';"),
+      // Entries: the package entry, the internal entry, a second package entry of the part.
+      ...src('server/x.ts', "import { memoryStore } from '../store/index.ts';"),
+      ...src('server/x.ts', "import { onceStoreFrom } from '../store/internal.ts';"),
+      ...src('cli/x.ts', "import { terminalRenderer } from '../client/terminal.ts';"),
+      // A file the table names for this part.
+      ...src('web/x.ts', "import { inert } from '../client/inert.ts';"),
       // Comments are not imports.
       ...src(
         'kernel/y.ts',
@@ -200,35 +275,40 @@ describe('layering', () => {
 });
 
 /**
- * The "Layers" table of docs/architecture.md, as rules: each row's part and the backticked names
- * in its "may import" cell (a part, or a file of one); "import type" in the cell marks type-only.
+ * The "Layers" table of docs/architecture.md, as rules: each row's part, the backticked names in
+ * its "entries" cell, and those in its "may import" cell (a part, or a file of one); "import
+ * type" in that cell marks type-only.
  */
 export function documentedLayers(
   markdown: string,
-): Map<Part, { names: string[]; typeOnly: boolean }> {
+): Map<Part, { entries: string[]; names: string[]; typeOnly: boolean }> {
   const section = markdown.split('## Layers')[1]?.split('\n## ')[0] ?? '';
-  const rows = new Map<Part, { names: string[]; typeOnly: boolean }>();
+  const rows = new Map<Part, { entries: string[]; names: string[]; typeOnly: boolean }>();
+  const ticked = (cell: string) =>
+    [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1] as string).filter((n) => n !== 'import type');
   for (const line of section.split('\n')) {
     const cells = line.split(/(?<!\\)\|/).map((c) => c.trim());
     const part = /^`([^`]+)`/.exec(cells[1] ?? '')?.[1];
     if (part === undefined) continue;
-    const cell = cells[2] ?? '';
+    const cell = cells[3] ?? '';
     rows.set(part, {
-      names: [...cell.matchAll(/`([^`]+)`/g)]
-        .map((m) => m[1] as string)
-        .filter((n) => n !== 'import type'),
+      entries: ticked(cells[2] ?? ''),
+      names: ticked(cell),
       typeOnly: cell.includes('import type'),
     });
   }
   return rows;
 }
 
-/** Where the documented table and LAYERS differ, as readable lines. */
+/** Where the documented table and LAYERS / ENTRIES differ, as readable lines. */
 export function tableDrift(
   documented: ReturnType<typeof documentedLayers>,
   layers: typeof LAYERS = LAYERS,
+  entries: typeof ENTRIES = ENTRIES,
 ): string[] {
   const out: string[] = [];
+  const same = (a: readonly string[], b: readonly string[]) =>
+    [...a].sort().join() === [...b].sort().join();
   for (const part of new Set([...documented.keys(), ...Object.keys(layers)])) {
     const doc = documented.get(part);
     const rules = layers[part];
@@ -238,11 +318,14 @@ export function tableDrift(
     }
     const expected = rules.flatMap((r) => (typeof r === 'string' ? [r] : (r.files ?? [r.part])));
     const typeOnly = rules.some((r) => typeof r !== 'string' && r.typeOnly === true);
-    const same =
-      [...expected].sort().join() === [...doc.names].sort().join() && typeOnly === doc.typeOnly;
-    if (!same)
+    if (!same(expected, doc.names) || typeOnly !== doc.typeOnly)
       out.push(
         `${part}: the test allows ${expected.join(', ')}${typeOnly ? ' (type-only)' : ''}; the doc says ${doc.names.join(', ')}${doc.typeOnly ? ' (type-only)' : ''}`,
+      );
+    const own = entries[part] ?? [];
+    if (!same(own, doc.entries))
+      out.push(
+        `${part}: the test's entries are ${own.join(', ')}; the doc says ${doc.entries.join(', ')}`,
       );
   }
   return out;
@@ -251,17 +334,26 @@ export function tableDrift(
 describe('docs/architecture.md agrees with the table', () => {
   const documented = documentedLayers(readFileSync('docs/architecture.md', 'utf8'));
 
-  it('every row names what the test allows, and nothing else', () => {
+  it('every row names the entries and what the test allows, and nothing else', () => {
     expect(documented.size).toBeGreaterThan(10);
     expect(tableDrift(documented)).toEqual([]);
   });
 
   it('the comparison can fail', () => {
     const moved = new Map(documented);
-    moved.set('url', { names: ['errors.ts', 'kernel', 'server'], typeOnly: false });
+    moved.set('url', {
+      entries: ['url/index.ts'],
+      names: ['errors.ts', 'kernel', 'server'],
+      typeOnly: false,
+    });
+    moved.set('demo', {
+      ...(documented.get('demo') as { names: string[]; typeOnly: boolean }),
+      entries: ['demo/stack.ts'],
+    });
     moved.delete('cli');
     expect(tableDrift(moved)).toEqual([
       'url: the test allows errors.ts, kernel; the doc says errors.ts, kernel, server',
+      "demo: the test's entries are demo/internal.ts; the doc says demo/stack.ts",
       'cli: only in the test',
     ]);
   });

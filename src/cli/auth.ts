@@ -20,7 +20,7 @@ import {
   type StreamableHTTPClientTransportOptions,
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
-import { inert } from '../client/inert.ts';
+import { inert } from '../client/index.ts';
 import {
   ELICIT_SIGNIN_NO_FLOW,
   ELICIT_SIGNIN_STATE,

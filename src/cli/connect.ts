@@ -11,17 +11,18 @@ import { type Readable, Writable } from 'node:stream';
 import { styleText } from 'node:util';
 import * as p from '@clack/prompts';
 import type { RequestOptions } from '@modelcontextprotocol/client';
-import type { TaskCallOptions } from '../client/attach.ts';
-import { identityOf } from '../client/attach.ts';
-import { chooseKey } from '../client/choose-key.ts';
-import { closable } from '../client/dismiss.ts';
-import { inert } from '../client/inert.ts';
-import { RootList } from '../client/roots.ts';
-import { type ScriptedAnswer, type ScriptedPolicy, scriptedRenderer } from '../client/scripted.ts';
-import type { TaskState } from '../client/tasks.ts';
+import type { Renderer, TaskCallOptions, TaskState } from '../client/index.ts';
+import {
+  identityOf,
+  inert,
+  needsTask,
+  RootList,
+  type ScriptedAnswer,
+  type ScriptedPolicy,
+  scriptedRenderer,
+} from '../client/index.ts';
+import { chooseKey, closable } from '../client/internal.ts';
 import { type TerminalRenderer, terminalRenderer } from '../client/terminal.ts';
-import { needsTask } from '../client/tool-task.ts';
-import type { Renderer } from '../client/types.ts';
 import { ElicitError } from '../errors.ts';
 import {
   ELICIT_HOST_CALL,

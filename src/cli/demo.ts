@@ -4,7 +4,7 @@
  * prints each request, the consent screens and the results.
  */
 import type { Readable, Writable } from 'node:stream';
-import { startDemo } from '../demo/stack.ts';
+import { startDemo } from '../demo/internal.ts';
 import { runConnect } from './connect.ts';
 
 export async function runDemo(options: {

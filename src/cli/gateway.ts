@@ -7,6 +7,7 @@
 
 import { spawn } from 'node:child_process';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { UpstreamEra } from '../gateway/index.ts';
 import {
   auditFile,
   createGateway,
@@ -16,7 +17,6 @@ import {
   readPolicy,
   type SharedStore,
 } from '../gateway/index.ts';
-import type { UpstreamEra } from '../gateway/upstream.ts';
 import { authProviderFor } from './auth.ts';
 import { createTransport, type Target } from './host/transport.ts';
 

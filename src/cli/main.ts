@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { styleText } from 'node:util';
-import type { ScriptedAnswer } from '../client/scripted.ts';
+import type { ScriptedAnswer } from '../client/index.ts';
 import { ElicitError } from '../errors.ts';
 import { ELICIT_CLI_USAGE } from '../kernel/error-codes.ts';
 import type { Revision } from '../schema/index.ts';

@@ -5,8 +5,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type DemoStack, startDemo } from '../demo/stack.ts';
-import { HOST_CSP, HOST_CSS, HOST_PAGE } from '../web/host/page.ts';
+import { type DemoStack, startDemo } from '../demo/internal.ts';
+import { HOST_CSP, HOST_CSS, HOST_PAGE } from '../web/internal.ts';
 
 let bundled: Promise<string> | undefined;
 async function hostScript(): Promise<string> {

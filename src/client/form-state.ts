@@ -13,7 +13,7 @@ import {
   coerceText,
   type Field,
 } from '../schema/index.ts';
-import { sensitiveKind } from '../schema/sensitive.ts';
+import { sensitiveKind } from '../schema/internal.ts';
 import { inert } from './inert.ts';
 import type { FormResponse } from './types.ts';
 

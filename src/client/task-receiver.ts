@@ -22,7 +22,7 @@ import { ElicitError } from '../errors.ts';
 import { ELICIT_CLIENT_TASK_LIMIT } from '../kernel/error-codes.ts';
 import { readTaskParam } from '../kernel/params-guard.ts';
 import { pooledRandom } from '../kernel/random.ts';
-import { LimitOptionError } from '../schema/limits.ts';
+import { LimitOptionError } from '../schema/index.ts';
 
 export interface TaskReceiverLimits {
   /** Tasks kept at once, running or finished (until their TTL); default 16. */

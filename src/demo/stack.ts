@@ -8,10 +8,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
-import { devLogin } from '../connect/login.ts';
-import { createConnectStack } from '../connect/stack.ts';
+import { createConnectStack, devLogin } from '../connect/index.ts';
 import { generateKeySecret, httpEntry } from '../server/index.ts';
-import { sqliteStore } from '../store/sqlite.ts';
+import { sqliteStore } from '../store/index.ts';
 import { startDemoIdp } from './idp.ts';
 import { demoServer } from './server.ts';
 

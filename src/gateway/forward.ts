@@ -20,8 +20,8 @@ import {
   type ServerContext,
   UrlElicitationRequiredError,
 } from '@modelcontextprotocol/server';
-import { createdTask, sdkTaskWire } from '../client/task-wire.ts';
-import { followTask, TASKS_EXTENSION, TaskFailed, TaskRefused } from '../client/tasks.ts';
+import { followTask, TASKS_EXTENSION, TaskFailed, TaskRefused } from '../client/index.ts';
+import { createdTask, sdkTaskWire } from '../client/internal.ts';
 import { ElicitError } from '../errors.ts';
 import { joinKey } from '../kernel/keys.ts';
 import type { TokenBuckets } from '../kernel/rate-limit.ts';
@@ -33,8 +33,8 @@ import {
   emitSchema,
   SchemaError,
 } from '../schema/index.ts';
-import type { Ask } from '../server/ask.ts';
-import { runsAsLegacyTask } from '../server/tasks/legacy-tasks.ts';
+import type { Ask } from '../server/index.ts';
+import { runsAsLegacyTask } from '../server/internal.ts';
 import { analyzeUrl, type UrlAnalysis } from '../url/index.ts';
 import type { HeldCall, HeldCalls } from './held.ts';
 import type { Inbox } from './inbox.ts';

@@ -13,13 +13,23 @@ import {
 } from '@modelcontextprotocol/server';
 import { ELICIT_GATEWAY_NO_CALL } from '../kernel/error-codes.ts';
 import { TokenBuckets } from '../kernel/rate-limit.ts';
-import { ElicitServer, type ElicitServerOptions, type Era } from '../server/app.ts';
-import { type Gate, openGate } from '../server/gate.ts';
-import { type HttpOptions, httpEntry, type Listening, listen } from '../server/http.ts';
-import { invoke, type Runnable } from '../server/runner.ts';
-import { stdio } from '../server/stdio.ts';
-import { installLegacyTasks, type LegacyTaskMode } from '../server/tasks/legacy-tasks.ts';
-import { WireMcpServer } from '../server/wire.ts';
+import {
+  ElicitServer,
+  type ElicitServerOptions,
+  type Era,
+  type Gate,
+  type HttpOptions,
+  httpEntry,
+  installLegacyTasks,
+  invoke,
+  type LegacyTaskMode,
+  type Listening,
+  listen,
+  openGate,
+  type Runnable,
+  stdio,
+  WireMcpServer,
+} from '../server/internal.ts';
 import { type CallMethod, type ForwardHost, forward } from './forward.ts';
 import { HeldCalls, type HeldLimits } from './held.ts';
 import type { Inbox } from './inbox.ts';

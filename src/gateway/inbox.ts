@@ -27,7 +27,7 @@ import { type MessageBus, memoryBus } from '../kernel/bus.ts';
 import { ELICIT_GATEWAY_HOLDER_LOST } from '../kernel/error-codes.ts';
 import { inboxPageScript } from '../kernel/inbox-script.ts';
 import type { Json, Store } from '../kernel/store.ts';
-import { memoryStore } from '../store/memory.ts';
+import { memoryStore } from '../store/internal.ts';
 import type { UrlAnalysis } from '../url/index.ts';
 
 export interface InboxOptions {

@@ -13,8 +13,8 @@ import {
   ProtocolErrorCode,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { hookTaskResults } from '../client/task-wire.ts';
-import { TASKS_EXTENSION } from '../client/tasks.ts';
+import { TASKS_EXTENSION } from '../client/index.ts';
+import { hookTaskResults } from '../client/internal.ts';
 import { ElicitError } from '../errors.ts';
 import { ELICIT_GATEWAY_UPSTREAM } from '../kernel/error-codes.ts';
 import type { EraChoice } from '../kernel/revision.ts';

@@ -20,8 +20,7 @@ import {
   ELICIT_TASK_STORE_PROCESS_LOCAL,
 } from '../kernel/error-codes.ts';
 import type { Store } from '../kernel/store.ts';
-import { memoryStore } from '../store/memory.ts';
-import { onceStoreFrom } from '../store/once.ts';
+import { memoryStore, onceStoreFrom } from '../store/internal.ts';
 import { type Ask, type AskLimits, DEFAULT_ASK_LIMITS } from './ask.ts';
 import type { TaskStart } from './engines/contract.ts';
 import type { ReplayHost } from './engines/replay.ts';

@@ -11,15 +11,17 @@ import type {
   ServerContext,
 } from '@modelcontextprotocol/server';
 import { isAtLeast } from '../kernel/revision.ts';
-import { type Conversion, lower } from '../schema/convert.ts';
 import {
   type AnswerIssue,
   boolean,
   form as buildForm,
   type Content,
+  type Conversion,
   type Form,
+  isRevision,
+  revisionFeatures,
 } from '../schema/index.ts';
-import { isRevision, revisionFeatures } from '../schema/revision.ts';
+import { lower } from '../schema/internal.ts';
 import type {
   AllResult,
   AllSpec,

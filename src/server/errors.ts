@@ -17,7 +17,7 @@ import {
   ELICIT_TOO_MANY_ROUNDS,
   type ElicitErrorCode,
 } from '../kernel/error-codes.ts';
-import { LimitOptionError } from '../schema/limits.ts';
+import { LimitOptionError } from '../schema/index.ts';
 
 export { LimitOptionError };
 

@@ -11,7 +11,7 @@ import {
   type ParseResult,
   type StandardSchemaLike,
 } from '../schema/index.ts';
-import { sensitiveKind } from '../schema/sensitive.ts';
+import { sensitiveKind } from '../schema/internal.ts';
 import { AskUsageError, SensitiveFieldError } from './errors.ts';
 
 export interface ResolvedForm {

@@ -11,7 +11,7 @@ import {
   ProtocolErrorCode,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { measureJson } from '../schema/measure.ts';
+import { measureJson } from '../schema/internal.ts';
 import type { AskLimits } from './ask.ts';
 import { wrapCallHandlers } from './call-handlers.ts';
 import { freshJournal, type Journal, unpackJournal } from './engines/replay.ts';

@@ -7,7 +7,7 @@
  * starts on Decline, and for a moment after the consent appears its buttons ignore input, so a
  * key or click meant for what was there before cannot open the page.
  */
-import type { UrlAnalysis } from '../url/analyze.ts';
+import type { UrlAnalysis } from '../url/index.ts';
 import { ElicitElement } from './base.ts';
 import { CONSENT_ARM_MS } from './limits.ts';
 import { line, lookalikeBlock, saidBlock } from './server-text.ts';

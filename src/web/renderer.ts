@@ -8,7 +8,7 @@ import type {
   Renderer,
   UrlRequest,
   UrlResponse,
-} from '../client/types.ts';
+} from '../client/index.ts';
 import type { ConsentDetail, ElicitUrlConsentElement } from './consent-element.ts';
 import type { ElicitFormElement, ElicitResponseDetail } from './form-element.ts';
 

@@ -4,7 +4,7 @@
  * stderr lines, instead of "fetch failed" or "Connection closed".
  */
 
-import { inert } from '../../client/inert.ts';
+import { inert } from '../../client/index.ts';
 import { ElicitError } from '../../errors.ts';
 
 /** A connect or call failure with its cause in words. */

@@ -1,4 +1,4 @@
-import type { FollowTaskLimits } from '../../client/tasks.ts';
+import type { FollowTaskLimits } from '../../client/index.ts';
 
 /** Every bound `elicit connect` applies, with its default. */
 export interface HostLimits {

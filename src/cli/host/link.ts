@@ -4,10 +4,13 @@
  */
 
 import { Client, type StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { attachElicitation, type ElicitClient } from '../../client/attach.ts';
-import type { RootList } from '../../client/roots.ts';
-import { attachSampling, type SamplingOptions } from '../../client/sampling.ts';
-import type { Renderer } from '../../client/types.ts';
+import type { Renderer, RootList } from '../../client/index.ts';
+import {
+  attachElicitation,
+  attachSampling,
+  type ElicitClient,
+  type SamplingOptions,
+} from '../../client/index.ts';
 import { ELICIT_HOST_CONNECT, ELICIT_HOST_SIGNIN } from '../../kernel/error-codes.ts';
 import type { EraChoice } from '../../kernel/revision.ts';
 import { MODERN_REVISION } from '../../kernel/revision.ts';

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inert } from '../../client/inert.ts';
+import { inert } from '../../client/index.ts';
 import { HOST_LIMITS, type HostLimits } from './limits.ts';
 
 type Item = Record<string, unknown> & { type?: unknown };

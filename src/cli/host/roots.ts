@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Root } from '../../client/roots.ts';
+import type { Root } from '../../client/index.ts';
 
 /** A directory as a root: its absolute `file:` URI, named by its last part. */
 export function rootOf(dir: string): Root {

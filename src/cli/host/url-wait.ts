@@ -7,10 +7,9 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import * as p from '@clack/prompts';
-import { chooseKey } from '../../client/choose-key.ts';
-import { closable } from '../../client/dismiss.ts';
-import { inert } from '../../client/inert.ts';
-import type { ClientEvent, Renderer, UrlRequest, UrlResponse } from '../../client/types.ts';
+import type { ClientEvent, Renderer, UrlRequest, UrlResponse } from '../../client/index.ts';
+import { inert } from '../../client/index.ts';
+import { chooseKey, closable } from '../../client/internal.ts';
 import type { HostLimits } from './limits.ts';
 
 /** The running request, as the renderer needs it. */

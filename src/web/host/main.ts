@@ -4,8 +4,8 @@
  */
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { attachElicitation } from '../../client/attach.ts';
-import type { TaskState } from '../../client/tasks.ts';
+import type { TaskState } from '../../client/index.ts';
+import { attachElicitation } from '../../client/index.ts';
 import { MODERN_REVISION } from '../../kernel/revision.ts';
 import { fromJsonSchema } from '../../schema/index.ts';
 import type { ElicitFormElement, ElicitResponseDetail } from '../form-element.ts';
