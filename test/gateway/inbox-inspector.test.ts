@@ -1,0 +1,120 @@
+/**
+ * MCP Inspector's CLI (2.12, pinned; it declares no elicitation) → `elicit gateway` over HTTP →
+ * a server that asks: the question waits in the gateway's inbox, Chromium opens the one-time
+ * link and answers it with <elicit-form>, and the CLI's call completes with the answer, with the
+ * CLI on either era.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway, Inbox } from '../../src/gateway/index.ts';
+import { form, integer, text } from '../../src/schema/index.ts';
+import { createServer, httpEntry, type Listening, listen } from '../../src/server/index.ts';
+import { launchBrowser } from '../support/browser.ts';
+
+const INSPECTOR = 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js';
+
+let upstream: Listening;
+let gateway: Gateway;
+let front: Listening;
+let inbox: Inbox;
+let browser: Browser;
+let home: string;
+
+beforeAll(async () => {
+  const app = createServer({ name: 'asker', version: '1' }).tool(
+    'order',
+    { description: 'asks what to order' },
+    async (_args, ask) => {
+      const r = await ask.form('what', form({ dish: text(), count: integer({ min: 1 }) }), {
+        message: 'What would you like?',
+      });
+      return r.action === 'accept' ? `${r.content.count} × ${r.content.dish}` : r.action;
+    },
+  );
+  upstream = await listen(httpEntry(app));
+  inbox = await Inbox.start();
+  gateway = await createGateway({
+    transport: () => new StreamableHTTPClientTransport(upstream.url),
+    inbox,
+  });
+  front = await gateway.listen();
+  browser = await launchBrowser();
+  home = mkdtempSync(join(tmpdir(), 'elicit-inspector-'));
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await front?.close();
+  await gateway?.close();
+  await inbox?.close();
+  await upstream?.close();
+  if (home !== undefined) rmSync(home, { recursive: true, force: true });
+});
+
+function inspectorCall(era: 'legacy' | 'modern'): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [
+        INSPECTOR,
+        '--cli',
+        front.url.href,
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'order',
+        '--protocol-era',
+        era,
+        '--format',
+        'json',
+        '-q',
+      ],
+      { env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out: out || err });
+    });
+  });
+}
+
+const textOf = (out: string): string =>
+  (JSON.parse(out) as { result: { content: { text: string }[] } }).result.content[0]?.text ?? '';
+
+describe('MCP Inspector 2.12 --cli → elicit gateway → a server that asks', () => {
+  for (const [era, dish] of [
+    ['legacy', 'soup'],
+    ['modern', 'tea'],
+  ] as const) {
+    it(`${era}: the question waits in the inbox, Chromium answers, the CLI prints the answer`, async () => {
+      const call = inspectorCall(era);
+      for (let i = 0; i < 300 && inbox.size < 1; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(inbox.size).toBe(1);
+      const page = await browser.newPage();
+      await page.goto(await inbox.link());
+      await page.waitForSelector('elicit-form >> input[name=dish]');
+      await page.fill('elicit-form >> input[name=dish]', dish);
+      await page.fill('elicit-form >> input[name=count]', '2');
+      await page.click('elicit-form >> [part=submit]');
+      await page.click('elicit-form >> [part=submit]');
+      const { code, out } = await call;
+      expect(code, out).toBe(0);
+      expect(textOf(out)).toBe(`2 × ${dish}`);
+      await page.close();
+    }, 90_000);
+  }
+});
