@@ -43,6 +43,10 @@ export interface GatewayCliOptions {
   readonly store?: string;
   /** The Redis key prefix or PostgreSQL schema that sets this deployment apart on that server. */
   readonly storePrefix?: string;
+  /** Where the inbox listens (default 127.0.0.1, any free port). */
+  readonly inboxListen?: { readonly host: string; readonly port: number };
+  /** The inbox's address as people open it (a proxy or load balancer in front of the replicas). */
+  readonly inboxUrl?: string;
 }
 
 /** Runs the gateway until the host goes away (stdio) or the process is told to stop. */
@@ -69,6 +73,8 @@ export async function runGateway(o: GatewayCliOptions): Promise<number> {
     o.inbox === true
       ? await Inbox.start({
           ...(shared === undefined ? {} : { store: shared.store, bus: shared.bus }),
+          ...(o.inboxListen === undefined ? {} : o.inboxListen),
+          ...(o.inboxUrl === undefined ? {} : { publicUrl: o.inboxUrl }),
           onWaiting: (q) => {
             note(`a question from ${q.server} (${q.tool}) waits in the inbox.`);
             const [cmd, ...args] = o.notify ?? [];
@@ -157,6 +163,8 @@ export async function gatewayCommand(
   let notify: string[] | undefined;
   let store: string | undefined;
   let storePrefix: string | undefined;
+  let inboxListen: { host: string; port: number } | undefined;
+  let inboxUrl: string | undefined;
   const positional: string[] = [];
   const host = <T>(f: () => T): T => {
     try {
@@ -171,6 +179,13 @@ export async function gatewayCommand(
     if (!Number.isFinite(n) || n <= 0 || n > 86_400)
       fail(`${name} takes seconds between 0 and 86400; got ${JSON.stringify(text)}`);
     return Math.round(n * 1000);
+  };
+  const hostPort = (name: string, v: string) => {
+    const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(v);
+    const port = Number(m?.[2]);
+    if (m === null || port > 65_535)
+      fail(`${name} takes host:port (e.g. 127.0.0.1:8808); got ${JSON.stringify(v)}`);
+    return { host: (m[1] as string).replace(/^\[|\]$/g, ''), port };
   };
   for (let i = 0; i < opts.length; i++) {
     const a = opts[i] as string;
@@ -212,13 +227,15 @@ export async function gatewayCommand(
     } else if (a === '--notify') {
       notify = value().split(/\s+/).filter(Boolean);
       inbox = true;
-    } else if (a === '--listen') {
-      const v = value();
-      const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(v);
-      const port = Number(m?.[2]);
-      if (m === null || port > 65_535)
-        fail(`--listen takes host:port (e.g. 127.0.0.1:8808); got ${JSON.stringify(v)}`);
-      listenAt = { host: (m[1] as string).replace(/^\[|\]$/g, ''), port };
+    } else if (a === '--listen') listenAt = hostPort(a, value());
+    else if (a === '--inbox-listen') {
+      inboxListen = hostPort(a, value());
+      inbox = true;
+    } else if (a === '--inbox-url') {
+      inboxUrl = value();
+      if (!URL.canParse(inboxUrl))
+        fail(`--inbox-url takes an address; got ${JSON.stringify(inboxUrl)}`);
+      inbox = true;
     } else if (a.startsWith('--')) fail(`unknown option ${a}; see elicit gateway --help`);
     else positional.push(a);
   }
@@ -252,6 +269,8 @@ export async function gatewayCommand(
     ...(notify === undefined ? {} : { notify }),
     ...(store === undefined ? {} : { store }),
     ...(storePrefix === undefined ? {} : { storePrefix }),
+    ...(inboxListen === undefined ? {} : { inboxListen }),
+    ...(inboxUrl === undefined ? {} : { inboxUrl }),
     era,
     env,
     headers,

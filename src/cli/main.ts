@@ -95,6 +95,10 @@ Options:
                              (redis://… or postgres://…); implies --inbox
   --store-prefix <name>      Redis key prefix or PostgreSQL schema for this deployment
                              (default elicit: / elicit)
+  --inbox-listen <host:port> where the inbox page listens (default 127.0.0.1, any free port;
+                             beyond loopback only with an https --inbox-url); implies --inbox
+  --inbox-url <url>          the inbox's address as people open it: a proxy or load balancer
+                             in front of the replicas (https); implies --inbox
   --help                     this text
 
 See docs/gateway.md for host configuration.

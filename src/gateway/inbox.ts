@@ -24,16 +24,27 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { ElicitError } from '../errors.ts';
 import { type MessageBus, memoryBus } from '../kernel/bus.ts';
-import { ELICIT_GATEWAY_HOLDER_LOST } from '../kernel/error-codes.ts';
+import { ELICIT_GATEWAY_HOLDER_LOST, ELICIT_GATEWAY_INBOX_CONFIG } from '../kernel/error-codes.ts';
 import { inboxPageScript } from '../kernel/inbox-script.ts';
 import type { Json, Store } from '../kernel/store.ts';
+import { isLoopbackHost } from '../server/internal.ts';
 import { memoryStore } from '../store/internal.ts';
 import type { UrlAnalysis } from '../url/index.ts';
 
 export interface InboxOptions {
-  /** Loopback address to listen on; default 127.0.0.1, port 0 (any free port). */
+  /**
+   * Address to listen on; default 127.0.0.1, port 0 (any free port). Beyond loopback only with
+   * an https `publicUrl` (the session cookie must not cross a network in the clear).
+   */
   readonly host?: string;
   readonly port?: number;
+  /**
+   * The address people open, when it is not the one listened on: a reverse proxy or a load
+   * balancer in front of the replicas (`https://inbox.example.com`; its origin is used). Links
+   * are made on it, and the Host and Origin checks expect it; on https the session cookie is
+   * `__Host-elicit-inbox` (Secure). Plain http only for a loopback name.
+   */
+  readonly publicUrl?: string;
   /**
    * Questions waiting at once, per principal (across every replica sharing the store) and in this
    * process; past it a question is cancelled. Default 100.
@@ -94,6 +105,11 @@ export type InboxAnswer =
 /** A question of the inbox can no longer be answered (its `code` says why). */
 export class InboxError extends ElicitError {}
 
+/** The inbox's options cannot be used as given (the message says which and why). */
+function configError(message: string): InboxError {
+  return new InboxError(ELICIT_GATEWAY_INBOX_CONFIG, message);
+}
+
 /** The question's call was held by a process that stopped. */
 function holderLost(): InboxError {
   return new InboxError(
@@ -118,7 +134,6 @@ const CSP =
 const MAX_BODY = 256 * 1024;
 /** How long a failed question stays listed so the person reads why. */
 const FAILED_TTL_MS = 10 * 60_000;
-const COOKIE = 'elicit_inbox';
 
 const token = () => randomBytes(32).toString('base64url');
 const hash = (label: string, value: string) =>
@@ -154,6 +169,19 @@ interface Waiting {
   readonly resolve: (answer: InboxAnswer) => void;
 }
 
+/** The origin of a `publicUrl`: https, or http for a loopback name. */
+function publicOrigin(text: string): URL {
+  const url = URL.canParse(text) ? new URL(text) : undefined;
+  if (
+    url === undefined ||
+    !(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname)))
+  )
+    throw configError(
+      `The inbox's publicUrl must be an https address (or http on a loopback name); got ${JSON.stringify(text.slice(0, 100))}`,
+    );
+  return new URL('/inbox', url.origin);
+}
+
 /** What a posted answer may be, for a question of either mode. */
 function readAnswer(body: unknown, mode: 'form' | 'url'): InboxAnswer | undefined {
   const a = body as { action?: unknown; content?: unknown } | null;
@@ -173,7 +201,10 @@ function readAnswer(body: unknown, mode: 'form' | 'url'): InboxAnswer | undefine
 
 /** The inbox of one gateway process (and, through a shared store, of its replicas). */
 export class Inbox {
+  /** The page's address as people open it (`publicUrl`'s origin, else the one listened on). */
   readonly url: URL;
+  /** The address this process listens on. */
+  readonly address: URL;
   /** This process among the replicas (its lease's name). */
   readonly replica = randomBytes(12).toString('base64url');
   readonly #server: Server;
@@ -183,11 +214,15 @@ export class Inbox {
   readonly #waiting = new Map<string, Waiting>();
   readonly #unsubscribe: () => void;
   readonly #lease: NodeJS.Timeout;
+  /** `__Host-` and Secure where the page is https. */
+  readonly #cookie: string;
   #poll: NodeJS.Timeout | undefined;
 
-  private constructor(server: Server, url: URL, options: InboxOptions, store: Store) {
+  private constructor(server: Server, address: URL, url: URL, options: InboxOptions, store: Store) {
     this.#server = server;
+    this.address = address;
     this.url = url;
+    this.#cookie = url.protocol === 'https:' ? '__Host-elicit-inbox' : 'elicit_inbox';
     this.#options = options;
     this.#store = store;
     this.#bus = options.bus ?? memoryBus();
@@ -200,9 +235,14 @@ export class Inbox {
     this.#lease.unref();
   }
 
-  /** Starts the inbox on loopback (and this process's lease in the store). */
+  /** Starts the inbox (and this process's lease in the store). */
   static async start(options: InboxOptions = {}): Promise<Inbox> {
     const host = options.host ?? '127.0.0.1';
+    const pub = options.publicUrl === undefined ? undefined : publicOrigin(options.publicUrl);
+    if (!isLoopbackHost(host) && pub?.protocol !== 'https:')
+      throw configError(
+        `The inbox would listen beyond loopback (${host}) without an https publicUrl, so its session cookie would cross the network in the clear. Listen on loopback behind an https proxy and pass publicUrl: 'https://…' (elicit gateway --inbox-url).`,
+      );
     const store = options.store ?? memoryStore();
     let inbox: Inbox | undefined;
     const server = createServer((req, res) => {
@@ -215,7 +255,8 @@ export class Inbox {
       server.listen(options.port ?? 0, host, () => resolve());
     });
     const { port } = server.address() as AddressInfo;
-    inbox = new Inbox(server, new URL(`http://${host}:${port}/inbox`), options, store);
+    const address = new URL(`http://${host.includes(':') ? `[${host}]` : host}:${port}/inbox`);
+    inbox = new Inbox(server, address, pub ?? address, options, store);
     try {
       await inbox.#renew();
     } catch (error) {
@@ -389,7 +430,9 @@ export class Inbox {
         .end(body);
     };
     // DNS rebinding: only our own address may be named.
-    if (req.headers.host !== this.url.host) return send(421, 'text/plain', 'wrong host');
+    // (Behind a proxy that names the address it forwards to, that address is ours too.)
+    if (req.headers.host !== this.url.host && req.headers.host !== this.address.host)
+      return send(421, 'text/plain', 'wrong host');
     const url = new URL(req.url ?? '/', this.url);
     if (req.method === 'GET' && url.pathname === '/inbox' && url.searchParams.has('t')) {
       const t = url.searchParams.get('t') ?? '';
@@ -420,18 +463,20 @@ export class Inbox {
         );
       return send(303, 'text/plain', '', {
         location: '/inbox',
-        'set-cookie': `${COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${Math.floor(ttlMs / 1000)}`,
+        'set-cookie': `${this.#cookie}=${session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${Math.floor(ttlMs / 1000)}${this.url.protocol === 'https:' ? '; Secure' : ''}`,
       });
     }
     if (url.pathname === '/inbox.css') return send(200, 'text/css', CSS);
     if (url.pathname === '/inbox.js') return send(200, 'text/javascript', await inboxPageScript());
-    const cookie = /(?:^|;\s*)elicit_inbox=([A-Za-z0-9_-]{43})(?:;|$)/.exec(
-      req.headers.cookie ?? '',
-    )?.[1];
-    const session =
-      cookie === undefined
-        ? undefined
-        : (await this.#store.get<{ p: string; csrf: string }>(key.session(cookie)))?.value;
+    const cookie = (req.headers.cookie ?? '')
+      .split(';')
+      .map((c) => c.trim())
+      .find((c) => c.startsWith(`${this.#cookie}=`))
+      ?.slice(this.#cookie.length + 1);
+    const valid = cookie !== undefined && /^[A-Za-z0-9_-]{43}$/.test(cookie);
+    const session = !valid
+      ? undefined
+      : (await this.#store.get<{ p: string; csrf: string }>(key.session(cookie)))?.value;
     if (session === undefined)
       return send(
         401,

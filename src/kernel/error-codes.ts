@@ -120,6 +120,7 @@ export const ELICIT_GATEWAY_NO_CALL = 'ELICIT_GATEWAY_NO_CALL';
 export const ELICIT_GATEWAY_POLICY = 'ELICIT_GATEWAY_POLICY';
 export const ELICIT_GATEWAY_HOLDER_LOST = 'ELICIT_GATEWAY_HOLDER_LOST';
 export const ELICIT_GATEWAY_STORE = 'ELICIT_GATEWAY_STORE';
+export const ELICIT_GATEWAY_INBOX_CONFIG = 'ELICIT_GATEWAY_INBOX_CONFIG';
 
 export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
   [ELICIT_LIMIT_INVALID]: {
@@ -617,6 +618,12 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
     meaning:
       'The shared store named for the gateway (--store) is not a redis://, rediss://, postgres:// or postgresql:// address.',
   },
+  [ELICIT_GATEWAY_INBOX_CONFIG]: {
+    part: 'gateway',
+    reach: 'local',
+    meaning:
+      'The inbox cannot be served as configured: a publicUrl that is not https (or http on a loopback name), or an address beyond loopback without an https publicUrl.',
+  },
 };
 
 export type ElicitErrorCode =
@@ -709,4 +716,5 @@ export type ElicitErrorCode =
   | typeof ELICIT_GATEWAY_NO_CALL
   | typeof ELICIT_GATEWAY_POLICY
   | typeof ELICIT_GATEWAY_HOLDER_LOST
-  | typeof ELICIT_GATEWAY_STORE;
+  | typeof ELICIT_GATEWAY_STORE
+  | typeof ELICIT_GATEWAY_INBOX_CONFIG;
