@@ -30,40 +30,50 @@ function quietProviderNotices(): void {
   }
 }
 
+/**
+ * The provider listens at once, and oidc-provider (a large module: about as long to load as the
+ * SDK's server and client together) is loaded at its first request, not before the demo's
+ * first screen. Whether it is installed is known without loading it.
+ */
 export async function startDemoIdp(redirectUri: string): Promise<DemoIdp | undefined> {
-  let Provider: typeof import('oidc-provider').default;
   try {
-    Provider = (await import('oidc-provider')).default;
+    import.meta.resolve('oidc-provider');
   } catch {
     return undefined;
   }
-  quietProviderNotices();
   const server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: 'elicit-demo',
-        client_secret: 'demo-only-secret',
-        redirect_uris: [redirectUri],
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'client_secret_post',
-      },
-    ],
-    pkce: { required: () => true },
-    features: { devInteractions: { enabled: true } },
-    scopes: ['openid', 'offline_access', 'calendar.read'],
-    findAccount: (_ctx: unknown, id: string) => ({ accountId: id, claims: () => ({ sub: id }) }),
-    issueRefreshToken: () => true,
-    cookies: { keys: ['elicit-demo-cookie-key-not-secret'] },
-  } as never);
-  const callback = provider.callback();
+  let loading: Promise<InstanceType<typeof import('oidc-provider').default>> | undefined;
+  const provider = () =>
+    (loading ??= import('oidc-provider').then(({ default: Provider }) => {
+      quietProviderNotices();
+      return new Provider(issuer, {
+        clients: [
+          {
+            client_id: 'elicit-demo',
+            client_secret: 'demo-only-secret',
+            redirect_uris: [redirectUri],
+            grant_types: ['authorization_code', 'refresh_token'],
+            response_types: ['code'],
+            token_endpoint_auth_method: 'client_secret_post',
+          },
+        ],
+        pkce: { required: () => true },
+        features: { devInteractions: { enabled: true } },
+        scopes: ['openid', 'offline_access', 'calendar.read'],
+        findAccount: (_ctx: unknown, id: string) => ({
+          accountId: id,
+          claims: () => ({ sub: id }),
+        }),
+        issueRefreshToken: () => true,
+        cookies: { keys: ['elicit-demo-cookie-key-not-secret'] },
+      } as never);
+    }));
   // A failed token lookup answers 500 for that request; a rejection here would end the process.
   const calendar = async (req: IncomingMessage, res: ServerResponse) => {
     const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
-    const found = token === '' ? undefined : await provider.AccessToken.find(token);
+    const found = token === '' ? undefined : await (await provider()).AccessToken.find(token);
     if (found === undefined) return void res.writeHead(401).end('unauthorized');
     const day = new Date().toISOString().slice(0, 10);
     return void res.writeHead(200, { 'content-type': 'application/json' }).end(
@@ -74,10 +84,18 @@ export async function startDemoIdp(redirectUri: string): Promise<DemoIdp | undef
       }),
     );
   };
+  let callback: ((req: IncomingMessage, res: ServerResponse) => unknown) | undefined;
+  const oidc = async (req: IncomingMessage, res: ServerResponse) => {
+    callback ??= (await provider()).callback();
+    return callback(req, res);
+  };
   server.on('request', (req, res) => {
-    if (!req.url?.startsWith('/calendar')) return callback(req, res);
-    calendar(req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500).end('calendar unavailable');
+    const handled = req.url?.startsWith('/calendar') ? calendar(req, res) : oidc(req, res);
+    Promise.resolve(handled).catch(() => {
+      if (!res.headersSent)
+        res
+          .writeHead(500)
+          .end(req.url?.startsWith('/calendar') ? 'calendar unavailable' : 'provider unavailable');
       else res.destroy();
     });
   });
