@@ -12,6 +12,7 @@
  * Client wraps each stored handler with. The background run still goes through the SDK's
  * wrapped handler, so the request and the person's answer are validated as for any request.
  */
+
 import type { Client } from '@modelcontextprotocol/client';
 import {
   ProtocolError,
@@ -22,6 +23,7 @@ import { ElicitError } from '../errors.ts';
 import { ELICIT_CLIENT_TASK_LIMIT } from '../kernel/error-codes.ts';
 import { readTaskParam } from '../kernel/params-guard.ts';
 import { pooledRandom } from '../kernel/random.ts';
+import { untypedRegister, wrapStoredHandlers } from '../kernel/sdk-seams.ts';
 import { LimitOptionError } from '../schema/index.ts';
 
 export interface TaskReceiverLimits {
@@ -72,7 +74,6 @@ interface Entry {
 }
 
 type Handler = (request: never, ctx: { mcpReq: { signal: AbortSignal } }) => Promise<unknown>;
-type Wrap = (method: string, handler: Handler) => Handler;
 
 function checkTaskLimits(limits: TaskReceiverLimits): void {
   for (const [name, value] of Object.entries(limits))
@@ -173,15 +174,15 @@ export function installTaskReceiver(client: Client, partial?: Partial<TaskReceiv
     return { task: view(entry) };
   }
 
-  const sdkWrap = (client as unknown as { _wrapHandler: Wrap })._wrapHandler.bind(client);
-  (client as unknown as { _wrapHandler: Wrap })._wrapHandler = (method, handler) => {
-    const wrapped = sdkWrap(method, handler);
+  // Seam wrapHandler (kernel/sdk-seams.ts): the task branch in front of the SDK's validation.
+  wrapStoredHandlers(client, (method, sdkWrapped) => {
+    const wrapped = sdkWrapped as Handler;
     if (method !== 'elicitation/create') return wrapped;
-    return (async (request: { params?: Record<string, unknown> }, ctx) =>
+    return (async (request: { params?: Record<string, unknown> }, ctx: Parameters<Handler>[1]) =>
       request.params?.task === undefined
         ? wrapped(request as never, ctx)
         : start(request as { params: Record<string, unknown> }, ctx, wrapped)) as Handler;
-  };
+  });
 
   const find = (params: { taskId?: unknown } | undefined) => {
     const e = typeof params?.taskId === 'string' ? tasks.get(params.taskId) : undefined;
@@ -190,13 +191,13 @@ export function installTaskReceiver(client: Client, partial?: Partial<TaskReceiv
   };
   // The SDK's handler types list no tasks/* methods (its 2025-11-25 registry does, and validates
   // these requests against its task schemas before they reach the handler).
-  const on = client.setRequestHandler.bind(client) as unknown as (
-    method: string,
-    handler: (
-      request: { params?: { taskId?: unknown; cursor?: unknown } },
-      ctx: { mcpReq: { signal: AbortSignal } },
-    ) => Promise<unknown>,
-  ) => void;
+  const on =
+    untypedRegister<
+      (
+        request: { params?: { taskId?: unknown; cursor?: unknown } },
+        ctx: { mcpReq: { signal: AbortSignal } },
+      ) => Promise<unknown>
+    >(client);
 
   on('tasks/get', async (request) => view(find(request.params)));
 

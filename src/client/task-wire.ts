@@ -10,6 +10,7 @@
  */
 
 import type { Client } from '@modelcontextprotocol/client';
+import { beforeMessages, type MessageTransport } from '../kernel/sdk-seams.ts';
 import type { TaskWire } from './tasks.ts';
 
 /** A `CreateTaskResult` carried through the SDK's error path; never built from wire data. */
@@ -23,18 +24,15 @@ export class TaskCreated {
 // Not a code any peer's error can be mistaken for: a task is recognised by `data instanceof TaskCreated`.
 const TASK_CREATED_CODE = -32099;
 
-type Hookable = {
-  onmessage?: (message: unknown, extra?: unknown) => void;
-};
 const hooked = new WeakSet<object>();
 
 /** Installs the hook on the client's current transport (once per transport). */
 export function hookTaskResults(client: Client): void {
-  const transport = client.transport as (Hookable & object) | undefined;
+  const transport = client.transport as (MessageTransport & object) | undefined;
   if (transport === undefined || hooked.has(transport)) return;
   hooked.add(transport);
-  const inner = transport.onmessage;
-  transport.onmessage = (message, extra) => {
+  // Seam transportMessages (kernel/sdk-seams.ts).
+  beforeMessages(transport, (message) => {
     const m = message as { id?: unknown; result?: unknown; error?: unknown } | null;
     const result = m?.result as Record<string, unknown> | null | undefined;
     if (
@@ -52,8 +50,8 @@ export function hookTaskResults(client: Client): void {
         data: new TaskCreated(result),
       };
     }
-    inner?.(message, extra);
-  };
+    return true;
+  });
 }
 
 /** The task a request was answered with, or undefined for any other error. */

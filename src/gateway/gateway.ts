@@ -5,6 +5,7 @@
  * session quotas and exposure rules (beyond loopback only with an authenticated principal).
  * Everything that is not a question is forwarded as it is; calls go through forward.ts.
  */
+
 import {
   type McpServer,
   ProtocolError,
@@ -13,6 +14,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { ELICIT_GATEWAY_NO_CALL } from '../kernel/error-codes.ts';
 import { TokenBuckets } from '../kernel/rate-limit.ts';
+import { sdkToolError, untypedRegister } from '../kernel/sdk-seams.ts';
 import {
   ElicitServer,
   type ElicitServerOptions,
@@ -251,15 +253,10 @@ function install(mcp: McpServer, era: Era, app: GatewayApp, host: ForwardHost): 
         // What a tool's run throws reaches the host as McpServer answers it: a wire error as
         // itself, anything else as an `isError` result naming it.
         if (method !== 'tools/call' || error instanceof ProtocolError) throw error;
-        return (mcp as unknown as { createToolError(message: string): unknown }).createToolError(
-          (error as Error).message,
-        );
+        return sdkToolError(mcp, (error as Error).message);
       }
     };
-  const set = low.setRequestHandler.bind(low) as unknown as (
-    method: string,
-    handler: (request: never, ctx: ServerContext) => unknown,
-  ) => void;
+  const set = untypedRegister<(request: never, ctx: ServerContext) => unknown>(low);
   if (caps.tools !== undefined) {
     set('tools/list', tasks ? asTasks(pass('tools/list')) : pass('tools/list'));
     set('tools/call', call('tools/call'));

@@ -12,13 +12,20 @@
  * the SDK. Only handlers registered after the guard is installed are guarded.
  */
 
+import {
+  beforeMessages,
+  interceptRegistrations,
+  type MessageTransport,
+  type StoredHandler,
+  wrapStoredHandlers,
+} from './sdk-seams.ts';
+
 /** The part of the SDK's `Protocol` (server or client) the guard wraps. */
 interface GuardedProtocol {
   setRequestHandler(method: string, ...rest: unknown[]): void;
 }
 
 type Handler = (request: unknown, ctx: object) => unknown;
-type Wrap = (method: string, handler: Handler) => Handler;
 
 /** Longest summary of the SDK's findings put in the -32602 message. */
 const MAX_SUMMARY_CHARS = 300;
@@ -66,11 +73,10 @@ export function guardParams(
   if (guarded.has(protocol)) return;
   guarded.add(protocol);
   const started = new WeakSet<object>();
-  const open = protocol as unknown as { _wrapHandler: Wrap };
-  const sdkWrap = open._wrapHandler.bind(protocol);
-  open._wrapHandler = (method, stored) => {
-    const wrapped = sdkWrap(method, stored);
-    return async (request, ctx) => {
+  // Seam wrapHandler (kernel/sdk-seams.ts): around the SDK's check of the params.
+  wrapStoredHandlers(protocol, (method, sdkWrapped) => {
+    const wrapped = sdkWrapped as Handler;
+    return (async (request: unknown, ctx: object) => {
       try {
         return await wrapped(request, ctx);
       } catch (error) {
@@ -78,17 +84,17 @@ export function guardParams(
         const said = error instanceof Error ? error.message : String(error);
         throw invalidParams(`Invalid params for ${method}: ${summariseIssues(said)}`);
       }
-    };
-  };
-  const register = protocol.setRequestHandler.bind(protocol);
-  protocol.setRequestHandler = (method, ...rest) => {
+    }) as StoredHandler;
+  });
+  // Seam setRequestHandler: each handler marks its request when it starts.
+  interceptRegistrations(protocol, (register, method, rest) => {
     const [handler] = rest;
     if (rest.length !== 1 || typeof handler !== 'function') return register(method, ...rest);
     return register(method, (request: unknown, ctx: object) => {
       started.add(requestOf(ctx));
       return (handler as Handler)(request, ctx);
     });
-  };
+  });
 }
 
 /**
@@ -116,8 +122,7 @@ export function paramsNotObject(
 }
 
 /** The part of an SDK transport the refusal below needs. */
-interface HookableTransport {
-  onmessage?: ((message: never, extra?: never) => void) | undefined;
+interface HookableTransport extends MessageTransport {
   send(message: never): Promise<void>;
 }
 
@@ -128,12 +133,13 @@ interface HookableTransport {
  * (the seam `connect` documents), such a request is answered -32602 for its id instead.
  */
 export function refuseParamsNotObject(transport: HookableTransport): void {
-  const inner = transport.onmessage;
-  transport.onmessage = ((message: unknown, extra?: unknown) => {
+  // Seam transportMessages (kernel/sdk-seams.ts).
+  beforeMessages(transport, (message) => {
     const refusal = paramsNotObject(message);
-    if (refusal === undefined) return inner?.(message as never, extra as never);
+    if (refusal === undefined) return true;
     void transport.send(refusal as never).catch(() => {});
-  }) as HookableTransport['onmessage'];
+    return false;
+  });
 }
 
 /**

@@ -5,6 +5,7 @@
  * own McpServer is wrapped before registration and each call handler is wrapped as it arrives.
  */
 import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
+import { interceptRegistrations } from '../kernel/sdk-seams.ts';
 
 export type CallHandler = (request: never, ctx: ServerContext) => unknown;
 
@@ -14,17 +15,11 @@ export function wrapCallHandlers(
   mcp: McpServer,
   wrap: (handler: CallHandler) => CallHandler,
 ): void {
-  const low = mcp.server;
-  const original = low.setRequestHandler.bind(low) as unknown as (
-    method: string,
-    ...rest: unknown[]
-  ) => void;
-  // Extension methods are registered with a schema argument in between: passed through as is.
-  (low as unknown as { setRequestHandler: typeof original }).setRequestHandler = (
-    method,
-    ...rest
-  ) =>
+  // Seam setRequestHandler (kernel/sdk-seams.ts). Extension methods are registered with a
+  // schema argument in between: passed through as is.
+  interceptRegistrations(mcp.server, (register, method, rest) =>
     CALLS.has(method) && rest.length === 1
-      ? original(method, wrap(rest[0] as CallHandler))
-      : original(method, ...rest);
+      ? register(method, wrap(rest[0] as CallHandler))
+      : register(method, ...rest),
+  );
 }

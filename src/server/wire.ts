@@ -35,6 +35,7 @@ import {
 } from '../kernel/error-codes.ts';
 import { guardParams, refuseParamsNotObject } from '../kernel/params-guard.ts';
 import type { Era } from '../kernel/revision.ts';
+import { replaceCreateToolError } from '../kernel/sdk-seams.ts';
 import { OnceStoreUnavailableError, StoreError } from '../kernel/store.ts';
 import { ElicitationUnsupportedError, TooManyPendingAsksError } from './errors.ts';
 import { refusalOnWire } from './pending.ts';
@@ -111,11 +112,6 @@ export function escapeToWire(wire: ProtocolError): Error {
   return new Error(token);
 }
 
-interface ToolErrors {
-  createToolError(message: string): unknown;
-}
-const makeToolError = (McpServer.prototype as unknown as ToolErrors).createToolError;
-
 /**
  * McpServer answers whatever a tool throws with `createToolError(message)`: for an error that
  * `escapeToWire` made, this subclass throws the wire error instead, so the call ends in a
@@ -139,12 +135,10 @@ export class WireMcpServer extends McpServer {
     refuseParamsNotObject(transport as never);
   }
 }
-(WireMcpServer.prototype as unknown as ToolErrors).createToolError = function (
-  this: McpServer,
-  message: string,
-) {
+// Seam createToolError (kernel/sdk-seams.ts).
+replaceCreateToolError(WireMcpServer.prototype, McpServer.prototype, (self, message, sdk) => {
   const wire = ESCAPING.get(message);
-  if (wire === undefined) return makeToolError.call(this, message);
+  if (wire === undefined) return sdk(self, message);
   ESCAPING.delete(message);
   throw wire;
-};
+});

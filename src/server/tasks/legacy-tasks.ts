@@ -32,6 +32,7 @@ import {
 import { ElicitError } from '../../errors.ts';
 import { ELICIT_TASK_SESSION_LIMIT } from '../../kernel/error-codes.ts';
 import { readTaskParam } from '../../kernel/params-guard.ts';
+import { untypedRegister, wrapStoredHandlers } from '../../kernel/sdk-seams.ts';
 import type { Json, Store } from '../../kernel/store.ts';
 import { whileLeased } from '../engines/task.ts';
 import { checkLimits } from '../errors.ts';
@@ -206,7 +207,6 @@ interface TaskParams {
 }
 
 type Handler = (request: never, ctx: ServerContext) => Promise<unknown>;
-type Wrap = (method: string, handler: Handler) => Handler;
 
 interface CallRequest {
   method: string;
@@ -555,9 +555,9 @@ export function installLegacyTasks(
     }
   }
 
-  const sdkWrap = (low as unknown as { _wrapHandler: Wrap })._wrapHandler.bind(low);
-  (low as unknown as { _wrapHandler: Wrap })._wrapHandler = (method, handler) => {
-    const wrapped = sdkWrap(method, handler);
+  // Seam wrapHandler (kernel/sdk-seams.ts): the task branch in front of the SDK's validation.
+  wrapStoredHandlers(low, (method, sdkWrapped) => {
+    const wrapped = sdkWrapped as Handler;
     if (method !== 'tools/call') return wrapped;
     return (async (request: CallRequest, ctx: ServerContext) => {
       const name = request.params?.name;
@@ -581,14 +581,14 @@ export function installLegacyTasks(
         throw storeFailureOnWire(error) ?? error;
       });
     }) as Handler;
-  };
+  });
 
   // The SDK's handler types list no tasks/* methods (its 2025-11-25 registry does, and validates
   // these requests against its task schemas before they reach the handler).
-  const register = low.setRequestHandler.bind(low) as unknown as (
-    method: string,
-    handler: (request: { params?: TaskParams }, ctx: ServerContext) => Promise<unknown>,
-  ) => void;
+  const register =
+    untypedRegister<(request: { params?: TaskParams }, ctx: ServerContext) => Promise<unknown>>(
+      low,
+    );
   // A store failure is answered as its wire error (-32603, data.code, a fixed message).
   const on: typeof register = (method, handler) =>
     register(method, async (request, ctx) => {

@@ -1,0 +1,90 @@
+/**
+ * The SDK seams (src/kernel/sdk-seams.ts) pinned to the installed SDK: its version is the one
+ * the seams were written against, and each hook a seam uses is still there and behaves as the
+ * seam expects. After an SDK upgrade, a failure here names the seam to look at again: keep it
+ * (and move SDK_SEAMS_VERSION) if the limitation is still there, remove it if the SDK now
+ * offers a public way.
+ */
+import { readFileSync } from 'node:fs';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { McpServer, Server } from '@modelcontextprotocol/server';
+import { describe, expect, it } from 'vitest';
+import {
+  beforeMessages,
+  interceptRegistrations,
+  SDK_SEAMS,
+  SDK_SEAMS_VERSION,
+  wrapStoredHandlers,
+} from '../src/kernel/sdk-seams.ts';
+
+const installed = (pkg: string): string =>
+  (
+    JSON.parse(
+      readFileSync(
+        new URL(`../node_modules/@modelcontextprotocol/${pkg}/package.json`, import.meta.url),
+        'utf8',
+      ),
+    ) as { version: string }
+  ).version;
+
+describe('SDK seams', () => {
+  it('are written against the installed SDK version (server and client)', () => {
+    const seams = Object.keys(SDK_SEAMS).join(', ');
+    for (const pkg of ['server', 'client'])
+      expect(
+        installed(pkg),
+        `@modelcontextprotocol/${pkg} is not ${SDK_SEAMS_VERSION}: check each seam (${seams}) against it, then move SDK_SEAMS_VERSION`,
+      ).toBe(SDK_SEAMS_VERSION);
+  });
+
+  it('wrapHandler: Server and Client still store handlers through a protected _wrapHandler', () => {
+    for (const proto of [Server.prototype, Client.prototype])
+      expect(typeof (proto as unknown as { _wrapHandler?: unknown })._wrapHandler).toBe('function');
+    const server = new Server({ name: 's', version: '1' }, { capabilities: { tools: {} } });
+    const seen: string[] = [];
+    wrapStoredHandlers(server, (method, wrapped) => {
+      seen.push(method);
+      return wrapped;
+    });
+    server.setRequestHandler('tools/list', async () => ({ tools: [] }));
+    expect(seen).toContain('tools/list');
+  });
+
+  it('setRequestHandler: McpServer still installs its call handlers through setRequestHandler', () => {
+    const mcp = new McpServer({ name: 's', version: '1' });
+    const seen: string[] = [];
+    interceptRegistrations(mcp.server, (register, method, rest) => {
+      seen.push(method);
+      register(method, ...rest);
+    });
+    mcp.registerTool('t', {}, async () => ({ content: [] }));
+    mcp.registerPrompt('p', {}, async () => ({ messages: [] }));
+    mcp.registerResource('r', 'file:///r', {}, async () => ({ contents: [] }));
+    expect(seen).toEqual(expect.arrayContaining(['tools/call', 'prompts/get', 'resources/read']));
+  });
+
+  it('createToolError: McpServer still has the private createToolError that makes isError results', () => {
+    const make = (McpServer.prototype as unknown as { createToolError?: unknown }).createToolError;
+    expect(typeof make).toBe('function');
+    const mcp = new McpServer({ name: 's', version: '1' });
+    const result = (make as (m: string) => { isError?: boolean }).call(mcp, 'boom');
+    expect(result.isError).toBe(true);
+  });
+
+  it('transportMessages: connect still sets the transport onmessage that the seam chains in front of', async () => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const mcp = new McpServer({ name: 's', version: '1' });
+    await mcp.connect(serverSide);
+    expect(typeof serverSide.onmessage).toBe('function');
+    const seen: unknown[] = [];
+    beforeMessages(serverSide as never, (message) => {
+      seen.push(message);
+      return false;
+    });
+    await clientSide.start();
+    await clientSide.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(seen).toHaveLength(1);
+    await mcp.close();
+  });
+});
