@@ -29,6 +29,14 @@ function connect(args: string[]): Promise<{ code: number; out: string }> {
   });
 }
 
+const sessions: string[] = [];
+afterAll(() => {
+  for (const session of sessions)
+    try {
+      execFileSync('tmux', ['kill-session', '-t', session]);
+    } catch {}
+});
+
 describe('elicit connect with server-everything', () => {
   it('roots, and sampling declined (exit 1: the tool reports the refusal as an error)', async () => {
     const r = await connect([
@@ -79,11 +87,8 @@ describe('elicit connect with server-everything', () => {
   it('in a terminal: a resource template is filled in and read; a resource link is followed', async () => {
     const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
     const session = `elicit-everything-${process.pid}`;
-    afterAll(() => {
-      try {
-        tmux('kill-session', '-t', session);
-      } catch {}
-    });
+    // A hook registered inside a test never runs: the session is ended by the suite's own hook.
+    sessions.push(session);
     tmux(
       'new-session',
       '-d',
