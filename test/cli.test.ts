@@ -55,10 +55,13 @@ describe('elicit CLI', () => {
   it('explains bad usage', () => {
     expect(cli(['check']).stderr).toContain('elicit check needs a file');
     expect(cli(['nope']).status).toBe(2);
-    expect(cli(['connect']).stderr).toContain('elicit connect needs a server');
-    expect(cli(['connect', 'not a url']).stderr).toContain('is not a URL');
-    expect(cli(['connect', '--help']).stdout).toContain('--answers <file.json>');
-    expect(cli(['connect', 'http://x', '--era', 'new']).stderr).toContain(
+    expect(cli(['host']).stderr).toContain('elicit host needs a server');
+    expect(cli(['host', 'not a url']).stderr).toContain('is not a URL');
+    // The command's former name, kept until 0.3, shows the host's help.
+    const help = cli(['connect', '--help']).stdout;
+    expect(help).toContain('--answers <file.json>');
+    expect(help).toContain('elicit host <url> [options]');
+    expect(cli(['host', 'http://x', '--era', 'new']).stderr).toContain(
       '--era must be auto, legacy or modern',
     );
     expect(cli(['--help']).stdout).toContain('Usage:');

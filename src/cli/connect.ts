@@ -1,5 +1,5 @@
 /**
- * `elicit connect`: a terminal host for any MCP server, over HTTP or stdio, on every era. Lists
+ * `elicit host`: a terminal host for any MCP server, over HTTP or stdio, on every era. Lists
  * tools, prompts and resources (refreshed when the server says they changed), calls them with
  * arguments entered through a form built from the input schema (JSON when it is not flat),
  * shows progress, log messages and results, renders elicitations safely, cancels on Ctrl-C,
@@ -65,7 +65,7 @@ export const LOG_LEVELS = [
 ] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export interface ConnectOptions {
+export interface HostOptions {
   readonly target: Target;
   readonly era: EraChoice;
   readonly interactive: boolean;
@@ -150,7 +150,7 @@ class IdleTimer {
  * MCP authorization for an HTTP server, unless the person passed their own Authorization header:
  * a saved sign-in is reused, and a server that answers 401 gets a browser sign-in.
  */
-async function signInFor(o: ConnectOptions, out: (line: string) => void) {
+async function signInFor(o: HostOptions, out: (line: string) => void) {
   if (!('url' in o.target)) return undefined;
   const own = Object.keys(o.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
   if (own) return undefined;
@@ -166,7 +166,7 @@ async function signInFor(o: ConnectOptions, out: (line: string) => void) {
 // The SDK's own per-request timer is replaced by IdleTimer (which can pause); this keeps it out of the way.
 const NO_SDK_TIMEOUT = 2_147_000_000;
 
-export async function runConnect(o: ConnectOptions): Promise<number> {
+export async function runHost(o: HostOptions): Promise<number> {
   const limits: HostLimits = { ...HOST_LIMITS, ...o.limits };
   const io = { input: o.input, output: o.output };
   const tty = o.interactive && (o.output as { isTTY?: boolean }).isTTY === true;
@@ -290,7 +290,7 @@ export async function runConnect(o: ConnectOptions): Promise<number> {
     sampling: {
       // Scripted runs decline: no one is there to write a reply.
       reply: o.interactive ? writeReply : undefined,
-      model: 'a person at elicit connect',
+      model: 'a person at elicit host',
     },
     roots,
     onClosed: () => {

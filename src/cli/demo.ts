@@ -5,7 +5,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { startDemo } from '../demo/internal.ts';
-import { runConnect } from './connect.ts';
+import { runHost } from './connect.ts';
 
 export async function runDemo(options: {
   era: 'auto' | 'legacy' | 'modern';
@@ -21,7 +21,7 @@ export async function runDemo(options: {
   try {
     if (options.interactive) {
       say('Pick a tool to call; press Esc to go back, and choose Quit to leave.');
-      return await runConnect({
+      return await runHost({
         target: { url: server.url.href },
         era: options.era,
         interactive: true,
@@ -30,7 +30,7 @@ export async function runDemo(options: {
       });
     }
     say('No terminal attached: running the scripted tour.');
-    return await runConnect({
+    return await runHost({
       target: { url: server.url.href },
       era: options.era,
       interactive: false,

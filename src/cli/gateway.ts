@@ -1,7 +1,7 @@
 /**
  * `elicit gateway`: elicit's gateway in front of one server, for a host that runs a command
  * (stdio, the default) or connects to an address (`--listen`). The server is reached as
- * `elicit connect` reaches it: the same transport (headers, environment, the child's stderr)
+ * `elicit host` reaches it: the same transport (headers, environment, the child's stderr)
  * and the same saved sign-in. Nothing is written to stdout but MCP: notes go to stderr.
  */
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `elicit` command: `demo`, `connect` and `check`. Every command has --help; failures exit
+ * The `elicit` command: `demo`, `host`, `check`, `gateway` and `logout`. Every command has --help; failures exit
  * non-zero with a message that says what to do.
  *
  * Each command's code is imported when that command runs, not before: `elicit --help` and a
@@ -20,8 +20,8 @@ const HELP: Record<string, string> = {
 Usage:
   elicit demo [--era auto|legacy|modern]     try elicitation against the built-in demo server
   elicit demo --web                          … in a browser page
-  elicit connect <url> [options]             a terminal host for an MCP server over HTTP
-  elicit connect [options] -- <command> ...  … or over stdio
+  elicit host <url> [options]                a terminal host for an MCP server over HTTP
+  elicit host [options] -- <command> ...     … or over stdio
   elicit check <schema.json> [--revision R]  check a requestedSchema against the restricted subset
   elicit gateway <url> | -- <command> ...    put elicit in front of a server, for any host
   elicit logout <url>                        forget the saved sign-in for a server
@@ -36,8 +36,10 @@ Interactive on a terminal; without one, runs a scripted tour and exits 0.
 --web serves a browser host page instead (the SDK client in the page, elicitations rendered
 with <elicit-form> and <elicit-url-consent>) and prints its address.
 `,
-  connect: `elicit connect <url> [options]
-elicit connect [options] -- <command> [args...]
+  host: `elicit host <url> [options]
+elicit host [options] -- <command> [args...]
+
+(Formerly elicit host, which still works until 0.3: "connect" is URL mode's word.)
 
 Options:
   --era auto|legacy|modern   protocol era (default auto: probe, fall back to 2025-11-25)
@@ -161,7 +163,7 @@ function era(value: string | undefined): 'auto' | 'legacy' | 'modern' {
   fail(`--era must be auto, legacy or modern; got ${JSON.stringify(value)}`);
 }
 
-async function connect(argv: string[]): Promise<number> {
+async function host(argv: string[]): Promise<number> {
   const dashdash = argv.indexOf('--');
   const opts = dashdash === -1 ? argv : argv.slice(0, dashdash);
   const command = dashdash === -1 ? [] : argv.slice(dashdash + 1);
@@ -176,15 +178,12 @@ async function connect(argv: string[]): Promise<number> {
   let callTimeout: number | undefined;
   const env: Record<string, string> = {};
   const headers: Record<string, string> = {};
-  const [
-    { LOG_LEVELS, runConnect },
-    { HostError },
-    { parseEnvAssignment, parseHeader, readEnvFile },
-  ] = await Promise.all([
-    import('./connect.ts'),
-    import('./host/errors.ts'),
-    import('./host/transport.ts'),
-  ]);
+  const [{ LOG_LEVELS, runHost }, { HostError }, { parseEnvAssignment, parseHeader, readEnvFile }] =
+    await Promise.all([
+      import('./connect.ts'),
+      import('./host/errors.ts'),
+      import('./host/transport.ts'),
+    ]);
   const seconds = (name: string, text: string) => {
     const n = Number(text);
     if (!Number.isFinite(n) || n <= 0 || n > 86_400)
@@ -233,7 +232,7 @@ async function connect(argv: string[]): Promise<number> {
       } catch (error) {
         fail(`--args is not JSON: ${(error as Error).message}`);
       }
-    } else if (a.startsWith('--')) fail(`unknown option ${a}; see elicit connect --help`);
+    } else if (a.startsWith('--')) fail(`unknown option ${a}; see elicit host --help`);
     else positional.push(a);
   }
   let target: Target;
@@ -243,11 +242,11 @@ async function connect(argv: string[]): Promise<number> {
       new URL(positional[0]);
     } catch {
       fail(
-        `${JSON.stringify(positional[0])} is not a URL; for a local server use: elicit connect -- <command> [args...]`,
+        `${JSON.stringify(positional[0])} is not a URL; for a local server use: elicit host -- <command> [args...]`,
       );
     }
     target = { url: positional[0] };
-  } else fail('elicit connect needs a server: a URL, or -- <command> [args...]');
+  } else fail('elicit host needs a server: a URL, or -- <command> [args...]');
   let answers: ScriptedAnswer[] | undefined;
   let urls: string | undefined;
   if (answersFile !== undefined) {
@@ -274,13 +273,13 @@ async function connect(argv: string[]): Promise<number> {
     fail(`--log-level must be one of ${LOG_LEVELS.join(', ')}; got ${logLevel}`);
   if (Object.keys(env).length > 0 && 'url' in target)
     fail(
-      '--env and --env-file are for stdio servers (elicit connect -- <command>); use --header for HTTP',
+      '--env and --env-file are for stdio servers (elicit host -- <command>); use --header for HTTP',
     );
   if (Object.keys(headers).length > 0 && !('url' in target))
     fail('--header is for HTTP servers; use --env for a stdio server');
   const interactive =
     process.stdin.isTTY === true && answersFile === undefined && calls.length === 0;
-  return runConnect({
+  return runHost({
     target,
     era: era(eraValue),
     interactive,
@@ -339,7 +338,7 @@ async function main(argv: string[]): Promise<number> {
     rest.includes('--help') &&
     (rest.indexOf('--') === -1 || rest.indexOf('--help') < rest.indexOf('--'))
   ) {
-    const help = HELP[command];
+    const help = HELP[command === 'connect' ? 'host' : command];
     if (help === undefined) fail(`unknown command ${JSON.stringify(command)}; see elicit --help`);
     process.stdout.write(help);
     return 0;
@@ -366,8 +365,10 @@ async function main(argv: string[]): Promise<number> {
         output: process.stdout,
       });
     }
+    case 'host':
+    // The command's name before 0.2, kept until 0.3 (CHANGELOG.md).
     case 'connect':
-      return connect(rest);
+      return host(rest);
     case 'check':
       return check(rest);
     case 'logout':

@@ -1,6 +1,6 @@
 /**
  * The gateway's side toward the server: one SDK `Client` over a transport the caller makes (the
- * CLI builds it with `elicit connect`'s transport: headers, OAuth, env, stderr). It declares
+ * CLI builds it with `elicit host`'s transport: headers, OAuth, env, stderr). It declares
  * every elicitation mode, sampling and roots, so a server shows all its tools; what it is asked
  * goes to the call that is waiting on the server (`HeldCall`) or, outside any call, to a host
  * session that can take it. The server's notifications go to `onNotification`.

@@ -500,7 +500,7 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
     part: 'cli',
     reach: 'local',
     meaning:
-      'A sign-in callback arrived while no sign-in was in progress in this process (elicit connect).',
+      'A sign-in callback arrived while no sign-in was in progress in this process (elicit host).',
   },
   [ELICIT_SIGNIN_TIMEOUT]: {
     part: 'cli',
@@ -531,12 +531,12 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
   [ELICIT_HOST_SIGNIN]: {
     part: 'cli',
     reach: 'local',
-    meaning: 'elicit connect could not sign in to the server.',
+    meaning: 'elicit host could not sign in to the server.',
   },
   [ELICIT_HOST_CONNECT]: {
     part: 'cli',
     reach: 'local',
-    meaning: 'elicit connect could not connect (or reconnect) to the server.',
+    meaning: 'elicit host could not connect (or reconnect) to the server.',
   },
   [ELICIT_HOST_BAD_ENV]: {
     part: 'cli',

@@ -1,5 +1,5 @@
 /**
- * Failures of `elicit connect` named by their cause: the network's error codes (connection
+ * Failures of `elicit host` named by their cause: the network's error codes (connection
  * refused, DNS, TLS), HTTP statuses, timeouts, and a stdio server's exit code with its last
  * stderr lines, instead of "fetch failed" or "Connection closed".
  */

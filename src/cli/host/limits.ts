@@ -1,6 +1,6 @@
 import type { FollowTaskLimits } from '../../client/index.ts';
 
-/** Every bound `elicit connect` applies, with its default. */
+/** Every bound `elicit host` applies, with its default. */
 export interface HostLimits {
   /** Connect (start, initialise) must finish within this; `--connect-timeout`. */
   readonly connectTimeoutMs: number;

@@ -1,5 +1,5 @@
 /**
- * The transport of `elicit connect`: Streamable HTTP with extra headers (and an optional OAuth
+ * The transport of `elicit host`: Streamable HTTP with extra headers (and an optional OAuth
  * provider), or a stdio child that inherits the environment plus `--env`/`--env-file`, whose
  * stderr is kept (the last lines) and whose exit code is recorded so failures can name them.
  */
