@@ -749,7 +749,8 @@ async function held(
           throw event.error;
         }
         // Questions the server pushed together (a 2025 server asking in parallel) go to the
-        // host in one round.
+        // host in one round: they arrive one message after another, so the rest are waited for.
+        await together(current, i, ctx.mcpReq.signal);
         const batch: [number, InputRequest][] = [[i, event.request]];
         for (
           let next = current.peek(i + 1);
@@ -769,6 +770,24 @@ async function held(
     ProtocolErrorCode.InternalError,
     `The server asked for browser steps more than ${host.maxRounds} times; the gateway stopped.`,
   );
+}
+
+/** Quiet time after a pushed question before its round goes to the host; at most 6 waits. */
+const TOGETHER_MS = 50;
+
+/**
+ * Waits until the held call has pushed nothing new for TOGETHER_MS after question `i` (at most
+ * 300 ms), or has ended: the questions a 2025 server pushes at once (`Promise.all`, elicit's
+ * `ask.all`) then reach the host as one round, as a 2026-07-28 server would send them.
+ */
+async function together(call: HeldCall, i: number, signal: AbortSignal): Promise<void> {
+  let seen = i;
+  while (call.peek(seen + 1)?.kind === 'ask') seen++;
+  for (let n = 0; n < 6 && !signal.aborted && call.peek(seen + 1) === undefined; n++) {
+    await new Promise((resolve) => setTimeout(resolve, TOGETHER_MS));
+    if (call.peek(seen + 1) === undefined) return;
+    while (call.peek(seen + 1)?.kind === 'ask') seen++;
+  }
 }
 
 /** Answers to questions a held call pushed, by index; what the host cannot be asked is an error. */

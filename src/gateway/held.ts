@@ -35,6 +35,9 @@ export const DEFAULT_HELD_LIMITS: HeldLimits = Object.freeze({
   maxQuestions: 64,
 });
 
+/** Questions pushed in this process so far: orders them across held calls. */
+let asked = 0;
+
 /** A held call is full, gone or expired: said plainly to the host. */
 export class HeldCallError extends ElicitError {}
 
@@ -54,6 +57,7 @@ export class HeldCall {
   readonly #waiters = new Map<number, Waiter[]>();
   readonly #owner: HeldCalls;
   #timer: NodeJS.Timeout | undefined;
+  #lastAsked = 0;
 
   constructor(owner: HeldCalls, principal: string) {
     this.#owner = owner;
@@ -81,10 +85,16 @@ export class HeldCall {
           `The call asked more than ${this.#owner.limits.maxQuestions} questions (held.maxQuestions); the gateway stopped it.`,
         ),
       );
+    this.#lastAsked = ++asked;
     return new Promise((resolve) => {
       this.#answers.push(resolve);
       this.#push({ kind: 'ask', request });
     });
+  }
+
+  /** When this call last pushed a question, in this process's order of questions (0: never). */
+  get lastAsked(): number {
+    return this.#lastAsked;
   }
 
   /** The upstream call ended. */

@@ -222,14 +222,16 @@ export class Upstream {
   /**
    * A 2025 server does not say which call a question belongs to. With one call at a time it is
    * that call's; with several, the oldest call that is not waiting for an answer already (a
-   * handler asks one thing at a time), else the oldest; outside any call, a host session's.
+   * handler asks one thing at a time), else the call that asked last (a handler asking several
+   * things at once pushes them together, while a call left waiting by a host that went away
+   * asked long ago); outside any call, a host session's.
    */
   async #route(request: InputRequest): Promise<unknown> {
     let call: HeldCall | undefined;
     let fallback: HeldCall | undefined;
     for (const c of this.#inFlight) {
       if (c.ended) continue;
-      fallback ??= c;
+      if (fallback === undefined || c.lastAsked > fallback.lastAsked) fallback = c;
       if (!c.waiting) {
         call = c;
         break;
