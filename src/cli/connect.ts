@@ -616,6 +616,16 @@ export async function runHost(o: HostOptions): Promise<number> {
     if (saved !== undefined) out(`Removed the files saved during this session (${saved}).`);
   }
 
+  /** The arguments screens: lines arriving meanwhile wait until they close. */
+  async function argumentsScreen(...args: Parameters<typeof askArguments>) {
+    ui.promptStart();
+    try {
+      return await askArguments(...args);
+    } finally {
+      ui.promptEnd();
+    }
+  }
+
   /**
    * The Roots screen: the directories the server may work in, one to remove or a new one to
    * add; every change is sent to the server (notifications/roots/list_changed).
@@ -775,7 +785,7 @@ export async function runHost(o: HostOptions): Promise<number> {
           await rootsScreen();
         } else if (kind === 't') {
           const tool = lists.tools.find((t) => t.name === name) as Named;
-          const args = await askArguments(tool, tool.inputSchema, terminal, io);
+          const args = await argumentsScreen(tool, tool.inputSchema, terminal, io);
           if (args === undefined) continue;
           const result = await request(`Calling ${inert(tool.name, 60, false)}`, (options) =>
             callTool(tool.name, args, options),
@@ -796,7 +806,7 @@ export async function runHost(o: HostOptions): Promise<number> {
               links.set(item.uri, typeof item.name === 'string' ? item.name : item.uri);
         } else if (kind === 'p') {
           const prompt = lists.prompts.find((t) => t.name === name) as Named;
-          const args = await askArguments(
+          const args = await argumentsScreen(
             { ...prompt, verb: 'Get' },
             promptSchema(prompt.arguments ?? []),
             terminal,
@@ -819,7 +829,7 @@ export async function runHost(o: HostOptions): Promise<number> {
         } else if (kind === 'T') {
           const template = templates.find((t) => t.uriTemplate === name) as Template;
           const vars = templateVariables(template.uriTemplate);
-          const args = await askArguments(
+          const args = await argumentsScreen(
             {
               name: template.name,
               title: template.title,

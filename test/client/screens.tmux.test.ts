@@ -2,7 +2,8 @@
  * What a person sees at `elicit connect`'s menu, in a real terminal (tmux): server log lines
  * arriving while the menu is open are printed above it, and the menu stays on the screen once
  * (never drawn again per line); Enter on a one-key choice does what the screen shows (Enter on
- * "Call" calls, it does not open "Which field?").
+ * "Call" calls, it does not open "Which field?"); lines arriving while arguments are typed wait
+ * for those screens to close.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -89,15 +90,23 @@ describe('the menu in a real terminal', () => {
 
   it('Enter at the review calls (the highlighted "Call"), never "Which field?"', async () => {
     host();
+    // Log lines that arrive while the arguments are typed wait until those screens close.
+    await choose('chatter');
+    await waitFor('chatting');
     await choose('echo');
     await waitFor('◆  word');
+    await new Promise((r) => setTimeout(r, 2_000));
     keys('-l', 'hi');
     keys('Enter');
     // The review highlights "Call"; Enter there used to resolve with no choice at all.
     await waitFor('◆  Call echo with these arguments?');
     keys('Enter');
     await waitFor('echo: hi');
-    expect(scrollback()).not.toContain('Which field?');
+    const all = scrollback();
+    expect(all).not.toContain('Which field?');
+    const screens = all.slice(all.indexOf('◇  word'), all.indexOf('◇  Call echo with these'));
+    expect(screens).not.toContain('chatter');
+    for (let i = 1; i <= 5; i++) expect(all.split(`chatter ${i}`).length - 1).toBe(1);
   }, 60_000);
 
   it('Roots: a directory added while the host runs reaches server-everything (roots/list_changed)', async () => {
