@@ -278,6 +278,7 @@ export class ElicitServer {
       connect: options.connect,
       waits: this.pending,
       faults: this.faults,
+      inbox: this.inbox,
     };
     this.tasks = {
       store: taskStore ?? memoryStore(),

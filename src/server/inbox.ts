@@ -179,9 +179,14 @@ export async function createQuestion(
   return made;
 }
 
-/** The text a person (or the model) reads while a question waits in the inbox. */
-export function waitingText(url: string): string {
-  return `This tool needs an answer your client cannot show. Answer it at ${url} (sign in first), then call the tool again with the same arguments.`;
+/**
+ * The text a person (or the model) reads while a question waits in the inbox; `callAgain`: the
+ * call has ended and takes the answer when made again (2026-07-28), else it waits.
+ */
+export function waitingText(url: string, callAgain = true): string {
+  return callAgain
+    ? `This tool needs an answer your client cannot show. Answer it at ${url} (sign in first), then call the tool again with the same arguments.`
+    : `This tool needs an answer your client cannot show: answer it at ${url} (sign in first). The call waits for it.`;
 }
 
 const POLL_MS = 2000;

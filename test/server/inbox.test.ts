@@ -24,6 +24,8 @@ import {
 } from '../../src/server/index.ts';
 import { memoryStore } from '../../src/store/index.ts';
 import { launchBrowser, passDevLogin } from '../support/browser.ts';
+import { MODERN_META } from '../support/kit.ts';
+import { resultText, rpc, TASKS, until } from '../support/tasks.ts';
 
 let http: Server;
 let base: string;
@@ -61,7 +63,12 @@ beforeAll(async () => {
       connect: { app: stack },
       inbox: { onWaiting: (q) => waitingNow.push(q) },
     }),
-  );
+  ).tool('order_later', { task: 'optional' }, async (_args, ask) => {
+    const r = await ask.form('what', form({ dish: text(), count: integer({ min: 1 }) }), {
+      message: 'What would you like?',
+    });
+    return r.action === 'accept' ? `${r.content.count} × ${r.content.dish}` : r.action;
+  });
   entry = httpEntry(app);
   plainEntry = httpEntry(orderTool(createServer({ name: 'shop', version: '1' })));
   // One question per principal, waiting 300 ms; in a store of its own (no page needed).
@@ -119,16 +126,23 @@ async function questionWaits(n: number): Promise<InboxWaiting> {
 }
 
 /** Chromium opens the inbox (signing in on the way) and answers the form shown there. */
-async function answerInBrowser(url: string, dish: string, count: string): Promise<Page> {
+async function answerInBrowser(
+  url: string,
+  dish: string,
+  count: string,
+  tool = 'order',
+): Promise<Page> {
   const page = await browser.newPage();
   await page.goto(url);
   await passDevLogin(page);
-  await page.waitForSelector('elicit-form >> input[name=dish]');
-  expect(await page.textContent('section h2')).toBe('shop · order');
-  await page.fill('elicit-form >> input[name=dish]', dish);
-  await page.fill('elicit-form >> input[name=count]', count);
-  await page.click('elicit-form >> [part=submit]');
-  await page.click('elicit-form >> [part=submit]');
+  // The newest question is the last one on the page (earlier ones may still wait above it).
+  const last = 'section:last-of-type';
+  await page.waitForSelector(`${last} >> elicit-form >> input[name=dish]`);
+  expect(await page.textContent(`${last} >> h2`)).toBe(`shop · ${tool}`);
+  await page.fill(`${last} >> elicit-form >> input[name=dish]`, dish);
+  await page.fill(`${last} >> elicit-form >> input[name=count]`, count);
+  await page.click(`${last} >> elicit-form >> [part=submit]`);
+  await page.click(`${last} >> elicit-form >> [part=submit]`);
   await page.waitForSelector('text=Sent.');
   return page;
 }
@@ -173,6 +187,31 @@ describe('createServer({ inbox }): forms a client cannot show wait on the connec
     expect(textOf(again)).toContain('/elicit/inbox');
     await page.close();
     await client.close();
+  }, 60_000);
+
+  it('2026-07-28 with the tasks extension: the call is a task, waiting with the link in its status', async () => {
+    waitingNow.length = 0;
+    const mcp = new URL('/mcp', base);
+    // A client that declares the tasks extension and no elicitation.
+    const meta = {
+      ...MODERN_META,
+      'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
+    };
+    const made = await rpc(mcp, 'tools/call', { name: 'order_later', arguments: {} }, { meta });
+    const taskId = String(made.result?.taskId);
+    expect(made.result?.resultType).toBe('task');
+    const q = await questionWaits(1);
+    let task = await until(mcp, taskId, 'working');
+    for (let i = 0; i < 100 && task.statusMessage === undefined; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      task = await until(mcp, taskId, 'working');
+    }
+    expect(String(task.statusMessage)).toContain(`${base}/elicit/inbox`);
+    const page = await answerInBrowser(q.url, 'cake', '4', 'order_later');
+    const done = await until(mcp, taskId, 'completed');
+    expect(done.status).toBe('completed');
+    expect(resultText(done)).toBe('4 × cake');
+    await page.close();
   }, 60_000);
 
   it('an answer that does not fit the form is asked again with the reasons, on the page', async () => {

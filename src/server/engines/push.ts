@@ -297,7 +297,7 @@ class PushEngine implements Engine {
     );
     const url = inbox.port.url;
     const { mcpReq } = this.#ctx;
-    const text = waitingText(url).replace(', then call the tool again with the same arguments', '');
+    const text = waitingText(url, false);
     const token = mcpReq._meta?.progressToken;
     if (token !== undefined)
       void mcpReq

@@ -90,6 +90,8 @@ export interface ReplayHost {
   readonly waits: PendingAsks;
   /** Where failures of work outside the request (a URL-mode wait's poll) are told. */
   readonly faults: Faults;
+  /** The inbox for forms the client cannot show (createServer's `inbox`), if any. */
+  readonly inbox?: Inbox | undefined;
 }
 
 /** One run of a handler: the request's part (the host's is shared by every run). */
@@ -250,6 +252,9 @@ export class ReplayEngine implements Engine {
     receiver: Receiver,
   ): Promise<unknown> {
     const { principal } = this.run;
+    // A call that may become a task (the tasks extension, a tool registered with `task`) does,
+    // here: the task waits for the page's answer, which a call cannot.
+    if (this.run.escalate === true) throw ESCALATE;
     const call = inboxCall(ib.identity, key);
     const found = await ib.inbox.port.find(principal, call);
     if (found?.status === 'answered' && !ib.used.includes(found.id)) {

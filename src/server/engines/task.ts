@@ -24,9 +24,20 @@ import { ELICIT_STORE_UNAVAILABLE } from '../../kernel/error-codes.ts';
 import { pooledRandom } from '../../kernel/random.ts';
 import { type Json, type Store, StoreError } from '../../kernel/store.ts';
 import { createAsk } from '../asks.ts';
-import { RoundsExceededError } from '../errors.ts';
+import { AskAbandonedError, RoundsExceededError } from '../errors.ts';
 import type { Faults } from '../faults.ts';
+import {
+  createQuestion,
+  type Inbox,
+  InboxExpiredError,
+  type InboxQuestion,
+  inboxCall,
+  responseOf,
+  waitForAnswer,
+  waitingText,
+} from '../inbox.ts';
 import { type Runnable, type ToolOutput, toToolResult } from '../runnable.ts';
+import { RequestBinding } from '../seal.ts';
 import {
   isTerminal,
   leaseLapsed,
@@ -37,8 +48,9 @@ import {
   updateTask,
   without,
 } from '../tasks/records.ts';
+import type { CompletionPort } from '../url-port.ts';
 import { toolErrorResult, wireError } from '../wire.ts';
-import { SUSPEND, type TaskContext } from './contract.ts';
+import { type Engine, type Receiver, SUSPEND, type TaskContext } from './contract.ts';
 import { type Journal, ReplayEngine, type ReplayHost, type Run } from './replay.ts';
 
 /** A pending request as the record keeps it: the ask's own key and what went to the client. */
@@ -279,7 +291,11 @@ async function runOnce(
       clientId: context.clientId,
       signal: abort.signal,
     };
-    const engine = new TaskEngine(run, update);
+    const engine = new TaskEngine(run, update, {
+      identity: taskIdentity(principal, record.name, record.args),
+      name: record.name,
+      say: (message) => onProgress({ progress: 0, message }),
+    });
     const ctx = taskContext(base, id, abort.signal, onProgress);
     const ask = createAsk(engine, principal, host.replay.connect, ctx);
     let out: unknown;
@@ -392,12 +408,64 @@ function stepLost(error: unknown, key: string): TaskError {
  */
 class TaskEngine extends ReplayEngine {
   readonly #update: Update;
+  readonly #inboxCall: TaskInboxCall;
+  /** Answers taken from the inbox by this run (an answer that did not fit is not taken twice). */
+  readonly #used = new Set<string>();
   /** The failed task's error when a step's result could not be journaled. */
   lost: TaskError | undefined;
 
-  constructor(run: Run, update: Update) {
+  constructor(run: Run, update: Update, inboxCall: TaskInboxCall) {
     super(run);
     this.#update = update;
+    this.#inboxCall = inboxCall;
+  }
+
+  /**
+   * A task waits for the inbox as a 2025 call does: it runs in the background anyway, holding
+   * its lease. The link goes into the task's status message. A replica that takes the task over
+   * finds the same question (by principal, tool, arguments and key), waiting or answered.
+   */
+  override get inbox(): Engine['inbox'] {
+    const inbox = this.run.host.inbox;
+    const bus = this.run.host.connect?.app.bus;
+    if (inbox === undefined || bus === undefined) return undefined;
+    return (key, question, receiver) => this.#waitInbox(inbox, bus, key, question, receiver);
+  }
+
+  async #waitInbox(
+    inbox: Inbox,
+    bus: CompletionPort,
+    key: string,
+    question: InboxQuestion,
+    receiver: Receiver,
+  ): Promise<unknown> {
+    const { run } = this;
+    const { principal, signal } = run;
+    const call = inboxCall(this.#inboxCall.identity, key);
+    const found = await inbox.port.find(principal, call);
+    let id: string;
+    if (found?.status === 'answered' && !this.#used.has(found.id)) id = found.id;
+    else {
+      id =
+        found?.status === 'pending'
+          ? found.id
+          : (await createQuestion(inbox, principal, call, this.#inboxCall.name, question)).id;
+      this.#inboxCall.say(waitingText(inbox.port.url, false));
+    }
+    const waiting = id;
+    const got =
+      found?.id === id && found.status === 'answered'
+        ? found
+        : await run.host.waits.hold({ principal, session: undefined }, () =>
+            waitForAnswer(inbox, bus, waiting, inbox.waitMs, run.host.faults, signal),
+          );
+    this.#used.add(id);
+    await inbox.port.remove(id).catch(() => {});
+    if (got === 'timeout') {
+      if (signal.aborted) throw new AskAbandonedError(key, { cause: signal.reason });
+      throw new InboxExpiredError(key, inbox.waitMs, inbox.port.url);
+    }
+    return receiver.received(responseOf(got));
   }
 
   override async step(key: string, fn: () => Promise<unknown>, once: boolean): Promise<unknown> {
@@ -456,3 +524,17 @@ export const unknownTask = () =>
   new ProtocolError(ProtocolErrorCode.InvalidParams, 'Unknown task id', {
     reason: 'unknown_task',
   });
+
+/** What the task engine needs to find its inbox questions and to tell where they wait. */
+interface TaskInboxCall {
+  /** The call's binding, as the runner makes it for a call: `inboxCall` hashes it. */
+  readonly identity: string;
+  readonly name: string;
+  /** Puts the link into the task's status message. */
+  say(message: string): void;
+}
+
+/** The binding of the call a task runs (what RequestBinding.identity gives for that call). */
+function taskIdentity(principal: string, name: string, args: unknown): string {
+  return new RequestBinding(principal, 'tools/call', name, args ?? {}).identity();
+}
