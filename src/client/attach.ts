@@ -136,76 +136,118 @@ function refuseOnConnect(client: Client): void {
 }
 
 export function attachElicitation(client: Client, options: AttachOptions): ElicitClient {
-  const pipeline = createPipeline(options);
-  const elicitation: Record<string, Record<string, never>> = {};
-  if (pipeline.modes.form) elicitation.form = {};
-  if (pipeline.modes.url) elicitation.url = {};
-  const tasks: AttachTaskOptions | undefined =
-    options.tasks === true ? {} : options.tasks === false ? undefined : options.tasks;
-  // On 2026-07-28 the SDK sends these capabilities with every request.
-  client.registerCapabilities({
-    elicitation,
-    ...(tasks === undefined ? {} : { extensions: { [TASKS_EXTENSION]: {} } }),
-  });
-  // Params of the wrong shape answer -32602 (the SDK says -32603, or drops a request whose
-  // params is not an object); see kernel/params-guard.ts.
-  guardParams(client, (message) => new ProtocolError(ProtocolErrorCode.InvalidParams, message));
-  refuseOnConnect(client);
-  if (options.receiveTasks !== false) installTaskReceiver(client, options.receiveTasks);
+  return new AttachedClient(client, options);
+}
 
-  const pending = new Set<string>();
+/** The same page of a URL (origin and path; the query usually carries a fresh state). */
+function pageOf(u: string): string {
+  try {
+    const parsed = new URL(u);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return u;
+  }
+}
+
+/**
+ * One attached client: its state in one object (the URL elicitations it tracks, the waits on
+ * their completion), its parts as named methods.
+ */
+class AttachedClient implements ElicitClient {
+  readonly pipeline: Pipeline;
+  /** URL elicitation ids consented to and not completed yet. */
+  readonly pending = new Set<string>();
+  readonly #client: Client;
+  readonly #options: AttachOptions;
+  readonly #tasks: AttachTaskOptions | undefined;
   // Ids being shown to the person right now: the completion may arrive before they return.
-  const inflight = new Set<string>();
-  const completed = new Set<string>();
-  const waiters = new Set<() => void>();
-  const retryHooks = new Set<() => void>();
-  const wake = () => {
-    for (const w of waiters) w();
-  };
-  const handle = (params: Record<string, unknown>, signal: AbortSignal) =>
-    pipeline.handle(params, {
+  readonly #inflight = new Set<string>();
+  readonly #completed = new Set<string>();
+  readonly #waiters = new Set<() => void>();
+  readonly #retryHooks = new Set<() => void>();
+
+  constructor(client: Client, options: AttachOptions) {
+    this.#client = client;
+    this.#options = options;
+    const pipeline = createPipeline(options);
+    this.pipeline = pipeline;
+    const elicitation: Record<string, Record<string, never>> = {};
+    if (pipeline.modes.form) elicitation.form = {};
+    if (pipeline.modes.url) elicitation.url = {};
+    const tasks: AttachTaskOptions | undefined =
+      options.tasks === true ? {} : options.tasks === false ? undefined : options.tasks;
+    this.#tasks = tasks;
+    // On 2026-07-28 the SDK sends these capabilities with every request.
+    client.registerCapabilities({
+      elicitation,
+      ...(tasks === undefined ? {} : { extensions: { [TASKS_EXTENSION]: {} } }),
+    });
+    // Params of the wrong shape answer -32602 (the SDK says -32603, or drops a request whose
+    // params is not an object); see kernel/params-guard.ts.
+    guardParams(client, (message) => new ProtocolError(ProtocolErrorCode.InvalidParams, message));
+    refuseOnConnect(client);
+    if (options.receiveTasks !== false) installTaskReceiver(client, options.receiveTasks);
+    client.setRequestHandler(
+      'elicitation/create',
+      RAW_PARAMS as never,
+      ((params: Record<string, unknown>, ctx: { mcpReq: { signal: AbortSignal } }) =>
+        this.#elicitation(params, ctx.mcpReq.signal)) as never,
+    );
+    client.setNotificationHandler('notifications/elicitation/complete', (notification) =>
+      this.#completion((notification.params as { elicitationId?: unknown }).elicitationId),
+    );
+  }
+
+  #context(signal: AbortSignal) {
+    const client = this.#client;
+    return {
       server: identityOf(client),
       revision: client.getNegotiatedProtocolVersion() ?? LEGACY_REVISION,
       signal,
-    });
+    };
+  }
 
-  client.setRequestHandler(
-    'elicitation/create',
-    RAW_PARAMS as never,
-    (async (params: Record<string, unknown>, ctx: { mcpReq: { signal: AbortSignal } }) => {
-      const id =
-        params.mode === 'url' && typeof params.elicitationId === 'string'
-          ? params.elicitationId
-          : undefined;
-      if (id !== undefined) inflight.add(id);
-      try {
-        const result = await handle(params, ctx.mcpReq.signal);
-        if (id !== undefined && result.action === 'accept' && !completed.has(id)) pending.add(id);
-        return result;
-      } catch (error) {
-        if (error instanceof ElicitationRefused)
-          throw new ProtocolError(error.rpcCode, error.message, { code: error.code });
-        throw error;
-      } finally {
-        if (id !== undefined) inflight.delete(id);
-      }
-    }) as never,
-  );
+  #handle(params: Record<string, unknown>, signal: AbortSignal) {
+    return this.pipeline.handle(params, this.#context(signal));
+  }
 
-  client.setNotificationHandler('notifications/elicitation/complete', (notification) => {
-    const id = (notification.params as { elicitationId?: unknown }).elicitationId;
+  /** `elicitation/create`: through the pipeline; a URL id is tracked until it completes. */
+  async #elicitation(params: Record<string, unknown>, signal: AbortSignal) {
+    const id =
+      params.mode === 'url' && typeof params.elicitationId === 'string'
+        ? params.elicitationId
+        : undefined;
+    if (id !== undefined) this.#inflight.add(id);
+    try {
+      const result = await this.#handle(params, signal);
+      if (id !== undefined && result.action === 'accept' && !this.#completed.has(id))
+        this.pending.add(id);
+      return result;
+    } catch (error) {
+      if (error instanceof ElicitationRefused)
+        throw new ProtocolError(error.rpcCode, error.message, { code: error.code });
+      throw error;
+    } finally {
+      if (id !== undefined) this.#inflight.delete(id);
+    }
+  }
+
+  /** `notifications/elicitation/complete`. */
+  #completion(id: unknown): void {
     // Unknown or already finished ids are ignored, as the spec requires.
-    if (typeof id !== 'string' || !(pending.delete(id) || inflight.delete(id))) return;
-    completed.add(id);
-    options.renderer.notice?.({ type: 'url_completed', elicitationId: id });
-    wake();
-  });
+    if (typeof id !== 'string' || !(this.pending.delete(id) || this.#inflight.delete(id))) return;
+    this.#completed.add(id);
+    this.#options.renderer.notice?.({ type: 'url_completed', elicitationId: id });
+    for (const w of this.#waiters) w();
+  }
 
-  async function waitFor(ids: readonly string[], signal: AbortSignal | undefined): Promise<void> {
-    const timeoutMs = options.completionTimeoutMs ?? 600_000;
+  async #waitFor(ids: readonly string[], signal: AbortSignal | undefined): Promise<void> {
+    const timeoutMs = this.#options.completionTimeoutMs ?? 600_000;
+    const waiters = this.#waiters;
+    const retryHooks = this.#retryHooks;
     await new Promise<void>((resolve, reject) => {
       const done = () => {
-        if (ids.every((id) => !pending.has(id))) finish();
+        if (ids.every((id) => !this.pending.has(id))) finish();
       };
       const timer = setTimeout(
         () =>
@@ -236,16 +278,12 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
 
   // A task's questions go through the same pipeline as every elicitation (mrtr.ts answers
   // one key at a time here); a request the pipeline refuses stops the task.
-  const answerTask: TaskAnswerer = async (key, request, signal) => {
+  readonly #answerTask: TaskAnswerer = async (key, request, signal) => {
     try {
       const responses = await answerInputRequests(
-        pipeline,
+        this.pipeline,
         { [key]: request },
-        {
-          server: identityOf(client),
-          revision: client.getNegotiatedProtocolVersion() ?? LEGACY_REVISION,
-          signal,
-        },
+        this.#context(signal),
         async (_key, other) => {
           throw new TaskRefused(
             `The server asked for ${JSON.stringify(other.method.slice(0, 60))} inside a task, which this client does not serve; the task was cancelled.`,
@@ -260,30 +298,45 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
     }
   };
 
-  const follow = (created: unknown, callOptions?: TaskCallOptions) =>
-    followTask(created, sdkTaskWire(client, tasks?.requestTimeoutMs ?? 30_000), answerTask, {
-      signal: callOptions?.signal,
-      onStatus: callOptions?.onTask,
-      limits: tasks?.limits,
-    });
+  #follow(created: unknown, callOptions?: TaskCallOptions) {
+    const tasks = this.#tasks;
+    return followTask(
+      created,
+      sdkTaskWire(this.#client, tasks?.requestTimeoutMs ?? 30_000),
+      this.#answerTask,
+      { signal: callOptions?.signal, onStatus: callOptions?.onTask, limits: tasks?.limits },
+    );
+  }
 
-  async function followTasks<T>(send: () => Promise<T>, callOptions?: TaskCallOptions) {
-    if (tasks === undefined) return send();
-    hookTaskResults(client);
+  async followTasks<T>(send: () => Promise<T>, callOptions?: TaskCallOptions): Promise<T> {
+    if (this.#tasks === undefined) return send();
+    hookTaskResults(this.#client);
     try {
       return await send();
     } catch (error) {
       const created = createdTask(error);
       if (created === undefined) throw error;
-      return (await follow(created, callOptions)) as T;
+      return (await this.#follow(created, callOptions)) as T;
     }
   }
 
+  async resumeTask(
+    taskId: string,
+    callOptions?: TaskCallOptions,
+  ): Promise<Record<string, unknown>> {
+    hookTaskResults(this.#client);
+    return this.#follow({ taskId }, callOptions);
+  }
+
+  retryNow(): void {
+    for (const hook of [...this.#retryHooks]) hook();
+    this.#retryHooks.clear();
+  }
+
   // A tool call that became a task: its inlined result must be a tool result.
-  const callOnce = async (
-    params: CallToolParams,
-    callOptions?: CallToolOptions & ToolCallOptions,
-  ) => {
+  async #callOnce(params: CallToolParams, callOptions?: CallToolOptions & ToolCallOptions) {
+    const client = this.#client;
+    const tasks = this.#tasks;
     if (callOptions?.asTask === true && client.getProtocolEra() === 'legacy') {
       const result = await callToolAsTask(client, params, {
         signal: callOptions.signal,
@@ -297,7 +350,7 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
       return result;
     }
     let followed = false;
-    const result = await followTasks(() => client.callTool(params, callOptions), {
+    const result = await this.followTasks(() => client.callTool(params, callOptions), {
       signal: callOptions?.signal,
       onTask: (state) => {
         followed = true;
@@ -307,74 +360,63 @@ export function attachElicitation(client: Client, options: AttachOptions): Elici
     if (followed && !isCallToolResult(result))
       throw new TaskRefused('The task completed with a result that is not a tool result.');
     return result;
-  };
+  }
 
-  return {
-    pipeline,
-    pending,
-    retryNow() {
-      for (const hook of [...retryHooks]) hook();
-      retryHooks.clear();
-    },
-    followTasks,
-    async resumeTask(taskId, callOptions) {
-      hookTaskResults(client);
-      return follow({ taskId }, callOptions);
-    },
-    async callTool(params, callOptions) {
-      // Pages whose completion was announced: asked for again means the server is looping. A
-      // page retried early (retryNow before its completion) is only still pending.
-      const finished = new Set<string>();
-      const maxRetries = options.maxUrlRetries ?? 3;
-      for (let round = 0; ; round++) {
-        try {
-          return await callOnce(params, callOptions);
-        } catch (error) {
-          if (!(error instanceof UrlElicitationRequiredError) || round >= maxRetries) throw error;
-          const elicitations = error.elicitations;
-          // The same page (origin and path; the query usually carries a fresh state) asked for
-          // again after it completed means the server is looping.
-          const pageOf = (u: string) => {
-            try {
-              const parsed = new URL(u);
-              return `${parsed.origin}${parsed.pathname}`;
-            } catch {
-              return u;
-            }
-          };
-          if (elicitations.length > 0 && elicitations.every((e) => finished.has(pageOf(e.url)))) {
-            throw new ElicitError(
-              ELICIT_URL_LOOP,
-              `${identityOf(client).name} asked again for the same page(s) after they completed; stopped to avoid a loop.`,
-            );
-          }
-          options.renderer.notice?.({
-            type: 'url_required',
-            server: identityOf(client),
-            count: elicitations.length,
-          });
-          const ids: string[] = [];
-          for (const e of elicitations) {
-            inflight.add(e.elicitationId);
-            let result: Awaited<ReturnType<typeof handle>>;
-            try {
-              result = await handle(
-                { ...e, mode: 'url' },
-                callOptions?.signal ?? new AbortController().signal,
-              );
-            } finally {
-              inflight.delete(e.elicitationId);
-            }
-            if (result.action !== 'accept') throw error;
-            if (!completed.has(e.elicitationId)) pending.add(e.elicitationId);
-            ids.push(e.elicitationId);
-          }
-          await waitFor(ids, callOptions?.signal);
-          for (const e of elicitations)
-            if (completed.has(e.elicitationId)) finished.add(pageOf(e.url));
-          options.renderer.notice?.({ type: 'retrying', tool: params.name });
-        }
+  async callTool(
+    params: CallToolParams,
+    callOptions?: CallToolOptions & ToolCallOptions,
+  ): ReturnType<Client['callTool']> {
+    // Pages whose completion was announced: asked for again means the server is looping. A
+    // page retried early (retryNow before its completion) is only still pending.
+    const finished = new Set<string>();
+    const maxRetries = this.#options.maxUrlRetries ?? 3;
+    for (let round = 0; ; round++) {
+      try {
+        return await this.#callOnce(params, callOptions);
+      } catch (error) {
+        if (!(error instanceof UrlElicitationRequiredError) || round >= maxRetries) throw error;
+        await this.#urlRound(error, finished, params, callOptions?.signal);
       }
-    },
-  };
+    }
+  }
+
+  /**
+   * One round of a -32042: each page shown for consent, then a wait for every completion
+   * (`finished` keeps the pages that completed, to tell a looping server).
+   */
+  async #urlRound(
+    error: UrlElicitationRequiredError,
+    finished: Set<string>,
+    params: CallToolParams,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const { elicitations } = error;
+    const renderer = this.#options.renderer;
+    const server = identityOf(this.#client);
+    // The same page asked for again after it completed means the server is looping.
+    if (elicitations.length > 0 && elicitations.every((e) => finished.has(pageOf(e.url)))) {
+      throw new ElicitError(
+        ELICIT_URL_LOOP,
+        `${server.name} asked again for the same page(s) after they completed; stopped to avoid a loop.`,
+      );
+    }
+    renderer.notice?.({ type: 'url_required', server, count: elicitations.length });
+    const ids: string[] = [];
+    for (const e of elicitations) {
+      this.#inflight.add(e.elicitationId);
+      let result: Awaited<ReturnType<Pipeline['handle']>>;
+      try {
+        result = await this.#handle({ ...e, mode: 'url' }, signal ?? new AbortController().signal);
+      } finally {
+        this.#inflight.delete(e.elicitationId);
+      }
+      if (result.action !== 'accept') throw error;
+      if (!this.#completed.has(e.elicitationId)) this.pending.add(e.elicitationId);
+      ids.push(e.elicitationId);
+    }
+    await this.#waitFor(ids, signal);
+    for (const e of elicitations)
+      if (this.#completed.has(e.elicitationId)) finished.add(pageOf(e.url));
+    renderer.notice?.({ type: 'retrying', tool: params.name });
+  }
 }
