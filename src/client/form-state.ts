@@ -24,7 +24,7 @@ export interface ReviewRow {
   readonly error: string | undefined;
 }
 
-/** What a session starts from: a `FormRequest` is one. */
+/** What a form's state starts from: a `FormRequest` is one. */
 export interface FormStart {
   readonly schema: CompiledSchema;
   /** Problems of a previous attempt, shown until the field changes. */

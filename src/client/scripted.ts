@@ -73,16 +73,16 @@ export function describeForm(request: FormRequest): string[] {
 }
 
 function enter(
-  session: FormState,
+  state: FormState,
   content: Readonly<Record<string, unknown>>,
   log: (line: string) => void,
 ): void {
   for (const name of Object.keys(content)) {
-    const f = session.field(name);
+    const f = state.field(name);
     if (f === undefined)
       log(`  (no field named ${inert(JSON.stringify(name), 80, false)}: ignored)`);
     // `null` clears the field (JSON has no undefined), as a person emptying it would.
-    else session.set(f, content[name] === null ? undefined : content[name]);
+    else state.set(f, content[name] === null ? undefined : content[name]);
   }
 }
 
@@ -110,14 +110,14 @@ export function scriptedRenderer(options: ScriptedOptions = {}): Renderer {
       }
       // The content is entered into the form as a person would: on top of the defaults and the
       // previous attempt; while it has problems, the next matching answer corrects it.
-      const session = new FormState(request);
+      const state = new FormState(request);
       while (scripted?.content !== undefined) {
-        enter(session, scripted.content, log);
-        const problems = session.problems();
+        enter(state, scripted.content, log);
+        const problems = state.problems();
         if (problems.length === 0) break;
         for (const p of problems)
           log(
-            `  ✗ ${p.field === undefined ? '' : `${session.label(session.field(p.field) as Field)}: `}${p.message}`,
+            `  ✗ ${p.field === undefined ? '' : `${state.label(state.field(p.field) as Field)}: `}${p.message}`,
           );
         const correction = next(request.message);
         if (correction === undefined) break;
@@ -127,7 +127,7 @@ export function scriptedRenderer(options: ScriptedOptions = {}): Renderer {
         }
         scripted = correction;
       }
-      const content = session.content();
+      const content = state.content();
       log(`  → accept ${JSON.stringify(content)}`);
       return { action: 'accept', content };
     },

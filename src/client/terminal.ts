@@ -147,13 +147,13 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
     return parts.length === 0 ? '' : paint('dim', ` (${parts.join(', ')})`);
   }
 
-  async function ask(session: FormState, f: Field, signal?: AbortSignal): Promise<'ok' | 'cancel'> {
-    const label = `${session.label(f)}${hint(f)}`;
+  async function ask(state: FormState, f: Field, signal?: AbortSignal): Promise<'ok' | 'cancel'> {
+    const label = `${state.label(f)}${hint(f)}`;
     const description =
       f.description === undefined ? '' : `\n${paint('dim', inert(f.description, 500))}`;
     const message = `${label}${description}`;
     for (;;) {
-      const current = session.value(f.name);
+      const current = state.value(f.name);
       let error: string | undefined;
       if (f.kind === 'boolean' || f.kind === 'select') {
         const options: { value: string | typeof EMPTY; label: string }[] =
@@ -185,8 +185,7 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
           }),
         );
         if (p.isCancel(v)) return 'cancel';
-        error =
-          v === EMPTY ? session.clear(f) : session.set(f, f.kind === 'boolean' ? v === 'yes' : v);
+        error = v === EMPTY ? state.clear(f) : state.set(f, f.kind === 'boolean' ? v === 'yes' : v);
       } else if (f.kind === 'multiselect') {
         // Ticks that failed validation are offered again as they were.
         const v = await closable(io.input, signal, (signal) =>
@@ -195,21 +194,19 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
             signal,
             message,
             options: f.options.map((o) => ({ value: o.value, label: inert(o.label, 120, false) })),
-            initialValues: session.ticks(f.name),
-            // The session judges the count, with the same messages as every renderer.
+            initialValues: state.ticks(f.name),
+            // The form state judges the count, with the same messages as every renderer.
             required: false,
           }),
         );
         if (p.isCancel(v)) return 'cancel';
         // Nothing ticked on an optional field that had no value: it stays empty (left out).
         error =
-          v.length === 0 && !f.required && current === undefined
-            ? session.clear(f)
-            : session.set(f, v);
+          v.length === 0 && !f.required && current === undefined ? state.clear(f) : state.set(f, v);
       } else {
         // Only safe text is pre-filled (it is echoed as typed); anything else is shown inert, and an
         // empty answer keeps it.
-        const prefill = session.text(f.name);
+        const prefill = state.text(f.name);
         const safe = inert(prefill, 10_000, false) === prefill;
         if (!safe)
           p.log.info(`Current value: ${inert(prefill, 200, false)} (leave empty to keep it)`, {
@@ -223,7 +220,7 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
             message: message.split('\n').join(`\n${paint('gray', '│')}  `),
             initialValue: safe ? prefill : '',
             validate: (text) =>
-              !safe && (text ?? '') === '' ? undefined : session.enter(f, text ?? ''),
+              !safe && (text ?? '') === '' ? undefined : state.enter(f, text ?? ''),
           }),
         );
         if (p.isCancel(v)) return 'cancel';
@@ -240,15 +237,15 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
   ): Promise<FormResponse> {
     p.log.step(wording.title, { output });
     if (wording.message !== '') p.log.message(wording.message, { output });
-    const session = new FormState(request);
-    if (wording.decline) for (const c of session.cautions()) p.log.warn(c, { output });
-    for (const f of session.fields) {
-      const error = session.error(f.name);
-      if (error !== undefined) p.log.error(`${session.label(f)}: ${error}`, { output });
-      if ((await ask(session, f, signal)) === 'cancel') return { action: 'cancel' };
+    const state = new FormState(request);
+    if (wording.decline) for (const c of state.cautions()) p.log.warn(c, { output });
+    for (const f of state.fields) {
+      const error = state.error(f.name);
+      if (error !== undefined) p.log.error(`${state.label(f)}: ${error}`, { output });
+      if ((await ask(state, f, signal)) === 'cancel') return { action: 'cancel' };
     }
     for (;;) {
-      const rows = session.review();
+      const rows = state.review();
       p.note(
         rows
           .map((r) => `${r.label}: ${r.value}${r.error ? paint('red', `  ← ${r.error}`) : ''}`)
@@ -272,7 +269,7 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
       if (p.isCancel(choice) || choice === 'c') return { action: 'cancel' };
       if (choice === 'd') return { action: 'decline' };
       if (choice === 's') {
-        const result = session.submit();
+        const result = state.submit();
         if (!result.ok) {
           p.log.error('Fix the marked fields first.', { output });
           continue;
@@ -284,15 +281,15 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
           ...io,
           signal,
           message: 'Which field?',
-          options: session.fields.map((f) => ({ value: f.name, label: session.label(f) })),
+          options: state.fields.map((f) => ({ value: f.name, label: state.label(f) })),
         }),
       );
       if (p.isCancel(name)) {
         if (signal?.aborted === true) return { action: 'cancel' };
         continue;
       }
-      const field = session.field(name);
-      if (field !== undefined && (await ask(session, field, signal)) === 'cancel')
+      const field = state.field(name);
+      if (field !== undefined && (await ask(state, field, signal)) === 'cancel')
         return { action: 'cancel' };
     }
   }

@@ -40,7 +40,7 @@ let uid = 0;
 
 export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
   #request: FormElementRequest | undefined;
-  #session: FormState | undefined;
+  #state: FormState | undefined;
   #reviewing = false;
   /** The person changed something since the request arrived. */
   #touched = false;
@@ -63,11 +63,11 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
     this.#reviewing = false;
     this.#touched = false;
     this.#whole = [];
-    this.#session = undefined;
+    this.#state = undefined;
     if (request !== undefined && !this.#loaded(request)) return;
     if (request !== undefined) {
       try {
-        this.#session = new FormState({
+        this.#state = new FormState({
           schema: request.schema ?? compileSchema(request.requestedSchema),
           issues: request.issues ?? [],
           ...(request.initial === undefined ? {} : { initial: request.initial }),
@@ -111,7 +111,7 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
     const first = this.root.querySelector<HTMLElement>(
       this.#reviewing ? 'button.primary' : 'input:not(:disabled),select:not(:disabled)',
     );
-    this.#focusWhenReady = first === null && this.#session === undefined;
+    this.#focusWhenReady = first === null && this.#state === undefined;
     if (first !== null) first.focus(options);
     else super.focus(options);
   }
@@ -146,9 +146,9 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
   }
 
   #render(): void {
-    const session = this.#session;
+    const state = this.#state;
     const r = this.#request;
-    if (session === undefined || r === undefined) {
+    if (state === undefined || r === undefined) {
       this.view.replaceChildren();
       return;
     }
@@ -181,21 +181,21 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
           attrs: { id: `${id}-who`, dir: 'auto' },
         }),
         saidBlock(server, r.message, `${id}-message`),
-        ...session
+        ...state
           .cautions()
           .map((text) => el('p', { class: 'warn', part: 'caution', text, attrs: { dir: 'auto' } })),
       ),
     );
     if (this.#reviewing) {
       const list = el('dl', { part: 'review' });
-      for (const f of session.fields)
+      for (const f of state.fields)
         list.append(
           el('dt', { text: line(f.title ?? f.name, 200), attrs: { dir: 'auto' } }),
-          el('dd', { text: session.display(f, line), attrs: { dir: 'auto' } }),
+          el('dd', { text: state.display(f, line), attrs: { dir: 'auto' } }),
         );
       form.append(el('p', { class: 'muted', text: 'Check your answers before sending.' }), list);
     } else {
-      for (const f of session.fields) form.append(this.#field(session, f));
+      for (const f of state.fields) form.append(this.#field(state, f));
       form.append(el('p', { class: 'error', part: 'error', text: this.#whole.join(' ') }));
     }
     const actions = el('div', { class: 'actions', part: 'actions' });
@@ -264,11 +264,11 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
     return b;
   }
 
-  #field(session: FormState, f: Field): HTMLElement {
+  #field(state: FormState, f: Field): HTMLElement {
     const id = `f${++uid}`;
     const errorId = `${id}-error`;
     const hintId = `${id}-hint`;
-    const error = session.error(f.name);
+    const error = state.error(f.name);
     const label = `${line(f.title ?? f.name, 200)}${f.required ? '' : ' (optional)'}`;
     // The error is always referenced; while it is empty it says nothing.
     const describedBy = [f.description === undefined ? '' : hintId, errorId]
@@ -290,7 +290,7 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
       attrs: { id: errorId },
     });
     const invalid = (problem: string | undefined) => (problem === undefined ? 'false' : 'true');
-    // Shows the field's error (or none); the session keeps what was entered.
+    // Shows the field's error (or none); the state keeps what was entered.
     const show = (problem: string | undefined) => {
       errorNode.textContent = problem ?? '';
       for (const node of wrap.querySelectorAll('input,select,fieldset'))
@@ -298,9 +298,9 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
     };
     const set = (value: unknown) => {
       this.#touched = true;
-      show(session.set(f, value));
+      show(state.set(f, value));
     };
-    const current = session.value(f.name);
+    const current = state.value(f.name);
     if (
       f.kind === 'boolean' ||
       f.kind === 'multiselect' ||
@@ -427,14 +427,14 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
         if (f.maxLength !== undefined) text.maxLength = f.maxLength;
         if (f.minLength !== undefined) text.minLength = f.minLength;
       }
-      const entered = session.text(f.name);
+      const entered = state.text(f.name);
       text.value =
-        f.kind === 'text' && f.format === 'date-time' && !session.error(f.name)
+        f.kind === 'text' && f.format === 'date-time' && !state.error(f.name)
           ? entered.slice(0, 16)
           : entered;
       if (f.kind === 'text' && f.format !== undefined)
         text.placeholder = formatHint(f.format).replace(/^Enter /, '');
-      // Each keystroke goes to the session; a shown error is re-checked as they type, and
+      // Each keystroke goes to the state; a shown error is re-checked as they type, and
       // leaving the field changes nothing on screen.
       text.addEventListener('input', () => {
         this.#touched = true;
@@ -444,7 +444,7 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
           const at = new Date(raw);
           if (!Number.isNaN(at.getTime())) raw = at.toISOString().replace(/\.\d{3}Z$/, 'Z');
         }
-        const problem = session.enter(f, raw);
+        const problem = state.enter(f, raw);
         if (errorNode.textContent !== '') show(problem);
       });
       input = text;
@@ -457,14 +457,14 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
   }
 
   #review(): void {
-    const session = this.#session as FormState;
+    const state = this.#state as FormState;
     // Checkboxes answer even untouched: a required yes/no is No, a required multi-select is none.
-    for (const f of session.fields)
-      if (f.required && session.value(f.name) === undefined) {
-        if (f.kind === 'boolean') session.set(f, false);
-        else if (f.kind === 'multiselect') session.set(f, []);
+    for (const f of state.fields)
+      if (f.required && state.value(f.name) === undefined) {
+        if (f.kind === 'boolean') state.set(f, false);
+        else if (f.kind === 'multiselect') state.set(f, []);
       }
-    const result = session.submit();
+    const result = state.submit();
     this.#whole = result.ok
       ? []
       : result.problems.filter((p) => p.field === undefined).map((p) => inert(p.message, 500));
@@ -490,8 +490,8 @@ export class ElicitFormElement extends ElicitElement<ElicitResponseDetail> {
   }
 
   #submit(): void {
-    const session = this.#session as FormState;
-    const result = session.submit();
+    const state = this.#state as FormState;
+    const result = state.submit();
     if (!result.ok) {
       this.#reviewing = false;
       this.#render();
