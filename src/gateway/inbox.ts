@@ -359,7 +359,10 @@ export class Inbox {
 
   async close(): Promise<void> {
     clearInterval(this.#lease);
+    const ids = [...this.#waiting.keys()];
     for (const w of [...this.#waiting.values()]) w.resolve({ action: 'cancel' });
+    // Their calls ended with a cancel: no replica lists them any more (before the store closes).
+    await Promise.all(ids.map((id) => this.#store.delete(key.question(id)).catch(() => {})));
     this.#unsubscribe();
     await this.#store.delete(key.lease(this.replica)).catch(() => {});
     this.#server.closeAllConnections();

@@ -4,7 +4,14 @@
  * another's page and reaches the asker; an address of another kind is refused by name.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { Inbox, InboxError, openSharedStore, type SharedStore } from '../../src/gateway/index.ts';
+import {
+  Inbox,
+  InboxError,
+  type InboxQuestion,
+  openSharedStore,
+  type SharedStore,
+} from '../../src/gateway/index.ts';
+import { analyzeUrl } from '../../src/url/index.ts';
 
 const POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const opened: { close(): Promise<void> }[] = [];
@@ -48,6 +55,26 @@ describe('openSharedStore', () => {
     expect(await asked).toEqual({ action: 'accept', content: { colour: 'red' } });
     // The poll is a minute away here: the bus woke the asker.
     expect(Date.now() - started).toBeLessThan(5000);
+
+    // A URL page travels too: its analysis reaches the other replica's page as the asker made it.
+    const analysis = analyzeUrl('https://user:pw@shop.example.com/pay?order=7');
+    const page2 = a.inbox.ask(
+      { server: 's', tool: 'pay', message: 'Pay here', mode: 'url', analysis },
+      { principal: 'local' },
+    );
+    let listed: InboxQuestion[] = [];
+    for (let i = 0; i < 100 && listed.length === 0; i++) {
+      const r = await fetch(new URL('/inbox/questions', b.inbox.url), { headers: { cookie } });
+      listed = (await r.json()) as InboxQuestion[];
+    }
+    const url = listed[0] as InboxQuestion & { analysis: unknown };
+    expect(url.analysis).toEqual(JSON.parse(JSON.stringify(analysis)));
+    await fetch(new URL('/inbox/answer', b.inbox.url), {
+      method: 'POST',
+      headers: { cookie, 'x-elicit-csrf': csrf, origin: b.inbox.url.origin },
+      body: JSON.stringify({ id: url.id, action: 'opened' }),
+    });
+    expect(await page2).toEqual({ action: 'opened' });
   });
 
   it('refuses an address that names no shared store', async () => {
