@@ -73,7 +73,7 @@ export interface InboxOptions {
   readonly linkTtlMs?: number;
   /** How long a browser stays signed in; default 12 hours. */
   readonly sessionTtlMs?: number;
-  /** Browsers signed in at once per principal; default 16. */
+  /** Browsers signed in at once per principal; default 16 (past it, one of them is signed out). */
   readonly maxSessions?: number;
 }
 
@@ -413,6 +413,28 @@ export class Inbox {
     return out;
   }
 
+  /**
+   * Keeps a browser session for `principal`. At `maxSessions` one of theirs is signed out to make
+   * room (the person holds every link to their own inbox, so a cap must not lock them out).
+   */
+  async #signIn(session: string, principal: string, ttlMs: number): Promise<string> {
+    const tag = key.sessions(principal);
+    const cap = { tag, max: this.#options.maxSessions ?? 16 };
+    const value = { p: principal, csrf: token() };
+    let made = 'full';
+    for (let attempt = 0; attempt < 3 && made === 'full'; attempt++) {
+      made = await this.#store.createCapped(
+        key.session(session),
+        value,
+        { ttlMs, tags: [tag] },
+        cap,
+      );
+      if (made === 'full')
+        for (const k of await this.#store.findByTag(tag, { limit: 1 })) await this.#store.delete(k);
+    }
+    return made;
+  }
+
   /** @internal */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const send = (
@@ -451,18 +473,12 @@ export class Inbox {
       const principal = taken.value;
       const session = token();
       const ttlMs = this.#options.sessionTtlMs ?? 12 * 60 * 60_000;
-      const tag = key.sessions(principal);
-      const made = await this.#store.createCapped(
-        key.session(session),
-        { p: principal, csrf: token() },
-        { ttlMs, tags: [tag] },
-        { tag, max: this.#options.maxSessions ?? 16 },
-      );
+      const made = await this.#signIn(session, principal, ttlMs);
       if (made !== 'created')
         return send(
           429,
           'text/plain',
-          'Too many browsers are signed in to this inbox; sign-ins end after a while. Try again later.',
+          'Too many browsers are signing in to this inbox at once. Try again later.',
         );
       return send(303, 'text/plain', '', {
         location: '/inbox',

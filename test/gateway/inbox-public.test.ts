@@ -86,4 +86,23 @@ describe('an inbox behind a public address', () => {
     expect((await post('https://inbox.test')).status).toBe(204);
     expect(await asked).toEqual({ action: 'accept', content: { colour: 'red' } });
   });
+
+  it("past maxSessions a sign-in signs one of the principal's other browsers out, never the person", async () => {
+    const inbox = await Inbox.start({ maxSessions: 2 });
+    started.push(inbox);
+    const cookies: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await fetch(await inbox.link(), { redirect: 'manual' });
+      expect(r.status).toBe(303);
+      cookies.push((r.headers.get('set-cookie') ?? '').split(';')[0] as string);
+    }
+    const statuses = await Promise.all(
+      cookies.map(
+        async (cookie) =>
+          (await fetch(new URL('/inbox/questions', inbox.url), { headers: { cookie } })).status,
+      ),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(2);
+    expect(statuses[2]).toBe(200);
+  });
 });
