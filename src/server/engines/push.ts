@@ -95,6 +95,8 @@ class PushEngine implements Engine {
    * good when the call ends.
    */
   #withdraw: AbortController | undefined;
+  /** The call's abort passed on to `#withdraw`; removed when that is aborted or replaced. */
+  #onCallAbort: (() => void) | undefined;
   #ended = false;
 
   constructor(
@@ -206,17 +208,22 @@ class PushEngine implements Engine {
       this.#withdraw = withdraw;
       const call = this.#ctx.mcpReq.signal;
       if (call.aborted) withdraw.abort(call.reason);
-      else
-        call.addEventListener('abort', () => withdraw.abort(call.reason), {
-          once: true,
-          signal: withdraw.signal,
-        });
+      else {
+        // A plain listener, removed by hand: the `signal` option of addEventListener would
+        // cost about 1.5 KiB per waiting call (Node keeps a weak reference and a finalizer).
+        this.#onCallAbort = () => withdraw.abort(call.reason);
+        call.addEventListener('abort', this.#onCallAbort, { once: true });
+      }
     }
     return this.#withdraw.signal;
   }
 
   /** Takes everything this call has on screen back (notifications/cancelled for each). */
   #withdrawAll(reason: string): void {
+    if (this.#onCallAbort !== undefined) {
+      this.#ctx.mcpReq.signal.removeEventListener('abort', this.#onCallAbort);
+      this.#onCallAbort = undefined;
+    }
     this.#withdraw?.abort(new Error(reason));
     this.#withdraw = undefined;
   }
