@@ -33,15 +33,29 @@ let stack: ConnectApp;
 let entry: McpHttpEntry;
 let plainEntry: McpHttpEntry;
 let tightEntry: McpHttpEntry;
+let twinEntry: McpHttpEntry;
 let browser: Browser;
 const waitingNow: InboxWaiting[] = [];
 
 function orderTool(app: ElicitServer): ElicitServer {
-  return app.tool('order', { description: 'asks what to order' }, async (_args, ask) => {
+  return bothTool(app).tool('order', { description: 'asks what to order' }, async (_args, ask) => {
     const r = await ask.form('what', form({ dish: text(), count: integer({ min: 1 }) }), {
       message: 'What would you like?',
     });
     return r.action === 'accept' ? `${r.content.count} × ${r.content.dish}` : r.action;
+  });
+}
+
+/** Two forms in one round (ask.all). */
+function bothTool(app: ElicitServer): ElicitServer {
+  return app.tool('order_both', {}, async (_args, ask) => {
+    const r = await ask.all({
+      main: { form: form({ dish: text() }), message: 'Main course?' },
+      side: { form: form({ dish: text() }), message: 'Side?' },
+    });
+    const dish = (x: { action: string; content?: { dish: string } }) =>
+      x.action === 'accept' ? x.content?.dish : x.action;
+    return `${dish(r.main)} with ${dish(r.side)}`;
   });
 }
 
@@ -90,6 +104,11 @@ beforeAll(async () => {
     ),
   );
   const tight = getRequestListener((req) => tightEntry.fetch(req));
+  // A second server on the same connect pages (store and bus): another replica.
+  twinEntry = httpEntry(
+    orderTool(createServer({ name: 'shop', version: '1', connect: { app: stack }, inbox: {} })),
+  );
+  const twin = getRequestListener((req) => twinEntry.fetch(req));
   const mcp = getRequestListener((req) => entry.fetch(req));
   const plain = getRequestListener((req) => plainEntry.fetch(req));
   const web = getRequestListener((req) => stack.fetch(req));
@@ -98,6 +117,7 @@ beforeAll(async () => {
     if (path === '/mcp') return mcp(req, res);
     if (path === '/plain') return plain(req, res);
     if (path === '/tight') return tight(req, res);
+    if (path === '/twin') return twin(req, res);
     return web(req, res);
   });
   browser = await launchBrowser();
@@ -107,6 +127,7 @@ afterAll(async () => {
   await entry?.close();
   await plainEntry?.close();
   await tightEntry?.close();
+  await twinEntry?.close();
   http?.closeAllConnections();
   await new Promise<void>((r) => http?.close(() => r()));
 });
@@ -213,6 +234,27 @@ describe('createServer({ inbox }): forms a client cannot show wait on the connec
     expect(resultText(done)).toBe('4 × cake');
     await page.close();
   }, 60_000);
+
+  it('2026-07-28: ask.all puts every form in the inbox at once; the retry on another replica takes both', async () => {
+    waitingNow.length = 0;
+    const client = await clientWithoutElicitation('modern');
+    const first = await client.callTool({ name: 'order_both', arguments: {} });
+    const meta = first._meta?.['elicit/inbox'] as { ids: string[] };
+    expect(meta.ids).toHaveLength(2);
+    expect(waitingNow.map((q) => q.message).sort()).toEqual(['Main course?', 'Side?']);
+    const { cookie, csrf } = await signIn();
+    for (const q of waitingNow) {
+      const dish = q.message === 'Main course?' ? 'fish' : 'rice';
+      const answered = await post(cookie, csrf, { id: q.id, action: 'accept', content: { dish } });
+      expect(answered.status).toBe(204);
+    }
+    await client.close();
+    // The same call, made to another server sharing the connect store, finds both answers.
+    const twin = await clientWithoutElicitation('modern', '/twin');
+    const done = await twin.callTool({ name: 'order_both', arguments: {} });
+    expect(textOf(done)).toBe('fish with rice');
+    await twin.close();
+  }, 30_000);
 
   it('an answer that does not fit the form is asked again with the reasons, on the page', async () => {
     waitingNow.length = 0;
