@@ -52,8 +52,11 @@ export interface InboxOptions {
   readonly maxWaiting?: number;
   /** How long a question waits for the person; default 10 minutes, then it is cancelled. */
   readonly waitMs?: number;
-  /** Called when a question starts waiting (the CLI's `--notify`). */
-  readonly onWaiting?: (question: InboxQuestion) => void;
+  /**
+   * Called when a question starts waiting (the CLI's `--notify`), with the principal it belongs
+   * to: whom to tell, and for whom to mint a link (`link(principal)`).
+   */
+  readonly onWaiting?: (question: InboxQuestion, principal: string) => void;
   /**
    * Where questions, one-time links and sessions live. Default: this process's memory. Replicas
    * share one (Redis or PostgreSQL) and one `bus`.
@@ -338,7 +341,7 @@ export class Inbox {
         for (const w of this.#waiting.keys()) void this.#check(w).catch(() => {});
       }, this.#options.pollMs ?? 2000);
       this.#poll.unref();
-      this.#options.onWaiting?.({ id, ...question });
+      this.#options.onWaiting?.({ id, ...question }, principal);
     });
   }
 

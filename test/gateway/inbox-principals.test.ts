@@ -21,6 +21,7 @@ let upstream: Listening;
 let gateway: Gateway;
 let front: Listening;
 let inbox: Inbox;
+const waitingFor: string[] = [];
 
 const byHeader: HttpOptions['authInfo'] = (req) => {
   const user = req.headers.get('x-user');
@@ -40,7 +41,7 @@ beforeAll(async () => {
     },
   );
   upstream = await listen(httpEntry(app));
-  inbox = await Inbox.start();
+  inbox = await Inbox.start({ onWaiting: (_q, p) => waitingFor.push(p) });
   gateway = await createGateway({
     transport: () => new StreamableHTTPClientTransport(upstream.url),
     inbox,
@@ -104,6 +105,8 @@ describe('the inbox is bound to principals', () => {
     const bobCall = bob.callTool({ name: 'name', arguments: {} });
     for (let i = 0; i < 200 && inbox.size < 2; i++) await new Promise((r) => setTimeout(r, 25));
     expect(inbox.size).toBe(2);
+    // Whom to tell: each question's own principal.
+    expect(waitingFor.sort()).toEqual([principal('alice'), principal('bob')].sort());
 
     const asAlice = await signIn(principal('alice'));
     const asBob = await signIn(principal('bob'));
