@@ -25,7 +25,7 @@ import { createdTask, sdkTaskWire } from '../client/internal.ts';
 import { ElicitError } from '../errors.ts';
 import { joinKey } from '../kernel/keys.ts';
 import type { TokenBuckets } from '../kernel/rate-limit.ts';
-import { eraOf, schemaRevisionOf } from '../kernel/revision.ts';
+import { eraOf, hasUrlCompletions, schemaRevisionOf } from '../kernel/revision.ts';
 import {
   applyDefaults,
   type CompiledSchema,
@@ -352,7 +352,7 @@ function takeToken(host: ForwardHost, ctx: ServerContext): boolean {
 
 /** Tells a 2025-11-25 host that a URL page it was sent to is done. */
 async function completed(ctx: ServerContext, ask: Ask, id: string): Promise<void> {
-  if (ask.revision !== '2025-11-25') return;
+  if (!hasUrlCompletions(ask.revision)) return;
   await ctx.mcpReq.notify({
     method: 'notifications/elicitation/complete',
     params: { elicitationId: id },
@@ -661,7 +661,7 @@ async function answerOne(
       const id =
         typeof params.elicitationId === 'string'
           ? params.elicitationId
-          : ask.revision === '2025-11-25'
+          : hasUrlCompletions(ask.revision)
             ? (pageId ?? randomUUID())
             : undefined;
       const r = await ask.url(key, {

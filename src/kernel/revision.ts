@@ -46,3 +46,12 @@ export function schemaRevisionOf(revision: string): Revision {
   if (isRevision(revision)) return revision;
   return compareRevisions(revision, '2025-11-25') < 0 ? '2025-06-18' : LATEST_REVISION;
 }
+
+/**
+ * Whether URL elicitations on `revision` carry an id that the server later completes with
+ * `notifications/elicitation/complete`: 2025-11-25 and any later legacy revision (2025-06-18
+ * has no URL mode; on 2026-07-28 the call is simply asked again).
+ */
+export function hasUrlCompletions(revision: string): boolean {
+  return isAtLeast(revision, '2025-11-25') && eraOf(revision) === 'legacy';
+}

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getOwn, hasOwnValue, setOwn } from '../../src/kernel/own.ts';
 import { pooledRandom, randomBytes } from '../../src/kernel/random.ts';
@@ -5,6 +7,7 @@ import { TokenBuckets } from '../../src/kernel/rate-limit.ts';
 import {
   compareRevisions,
   eraOf,
+  hasUrlCompletions,
   isAtLeast,
   isRevision,
   LATEST_REVISION,
@@ -30,6 +33,30 @@ describe('revision helpers', () => {
     expect(schemaRevisionOf('2025-11-25')).toBe('2025-11-25');
     expect(schemaRevisionOf('2025-03-26')).toBe('2025-06-18');
     expect(schemaRevisionOf('2025-12-01')).toBe(LATEST_REVISION);
+  });
+  it('tells where URL elicitations are completed by id', () => {
+    expect(REVISIONS.map(hasUrlCompletions)).toEqual([false, true, false]);
+  });
+  it('are the only place that compares revision strings (no inline comparison in src/)', () => {
+    const inline =
+      /(?:===|!==|<=?|>=?)\s*'\d{4}-\d{2}-\d{2}'|'\d{4}-\d{2}-\d{2}'\s*(?:===|!==|<=?|>=?)/;
+    const walk = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+        d.isDirectory()
+          ? walk(join(dir, d.name))
+          : d.name.endsWith('.ts')
+            ? [join(dir, d.name)]
+            : [],
+      );
+    const found = walk('src')
+      .filter((f) => !f.endsWith(join('kernel', 'revision.ts')))
+      .flatMap((f) =>
+        readFileSync(f, 'utf8')
+          .split('\n')
+          .flatMap((line, i) => (inline.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])),
+      );
+    expect(found).toEqual([]);
+    expect(inline.test("if (revision === '2025-06-18') return;")).toBe(true);
   });
 });
 
