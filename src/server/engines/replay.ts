@@ -77,7 +77,6 @@ export function unpackJournal(raw: unknown): Journal | undefined {
   return { n: raw.n, a, s, p, t: t as Record<string, number> };
 }
 
-
 /** What every run on one server shares: its settings, stores and counters. */
 export interface ReplayHost {
   readonly once: OnceStore;
