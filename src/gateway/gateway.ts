@@ -23,6 +23,7 @@ import {
   type HttpOptions,
   httpEntry,
   installLegacyTasks,
+  installTaskMethods,
   invoke,
   type LegacyTaskMode,
   type Listening,
@@ -95,9 +96,16 @@ const KIND = {
 /** The side toward hosts: an ElicitServer whose servers forward. */
 class GatewayApp extends ElicitServer {
   readonly #build: (era: Era) => McpServer;
-  constructor(options: ElicitServerOptions, build: (era: Era) => McpServer) {
+  constructor(
+    options: ElicitServerOptions,
+    build: (era: Era) => McpServer,
+    taskEntry: (name: string) => Runnable | undefined,
+  ) {
     super(options);
     this.#build = build;
+    // The task engine looks a task's tool up by name on every run: here any tool of the
+    // server's, forwarded (the gateway registers none of its own).
+    (this.tasks as { entry: (name: string) => Runnable | undefined }).entry = taskEntry;
   }
   override build(era: Era): McpServer {
     return this.#build(era);
@@ -197,6 +205,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       ...options.server,
     },
     build,
+    (name) =>
+      heldAsTask(host)
+        ? {
+            kind: 'tool',
+            name,
+            task: HELD_TASK,
+            handler: (args, ask, c) =>
+              forward(host, 'tools/call', { name, arguments: args ?? {} }, ask, c),
+          }
+        : undefined,
   );
   const served: { close(): Promise<void> }[] = [];
   return {
@@ -239,16 +257,23 @@ function install(mcp: McpServer, era: Era, app: GatewayApp, host: ForwardHost): 
   // or waits for its plain call, in the background); installed before tools/call is.
   const tasks = era === 'legacy' && caps.tools !== undefined && host.upstream.modern;
   if (tasks) installLegacyTasks(mcp, app, EVERY_TOOL);
+  // A 2026-07-28 host with the tasks extension gets a call held toward a 2025 server as a task.
+  const heldTasks = era === 'modern' && caps.tools !== undefined && heldAsTask(host);
+  if (heldTasks) installTaskMethods(mcp, app);
   const call =
     (method: CallMethod) =>
     async (request: { method: string; params: Record<string, unknown> }, ctx: ServerContext) => {
+      const asTask = heldTasks && method === 'tools/call';
       const runnable: Runnable = {
         kind: KIND[method],
         handler: (_args, ask, c) => forward(host, method, request.params, ask, c),
+        ...(asTask ? { task: HELD_TASK } : {}),
       };
       if (gates !== undefined) gates.set(ctx.mcpReq, openGate(app, request as never, ctx));
       try {
-        return await invoke(app, runnable, era, mcp, gates, undefined, ctx);
+        // A task is made of the arguments (its runs call the server with them again).
+        const args = asTask ? (request.params.arguments ?? {}) : undefined;
+        return await invoke(app, runnable, era, mcp, gates, args, ctx);
       } catch (error) {
         // What a tool's run throws reaches the host as McpServer answers it: a wire error as
         // itself, anything else as an `isError` result naming it.
@@ -280,6 +305,12 @@ function install(mcp: McpServer, era: Era, app: GatewayApp, host: ForwardHost): 
     void client.sendRootsListChanged().catch(() => {});
   });
 }
+
+/** A held call offered as a task from the start, when the host declares the extension. */
+const HELD_TASK = { support: 'optional', start: 'call' } as const;
+
+/** Whether calls are held toward this server (a 2025 one), so a 2026-07-28 host may get tasks. */
+const heldAsTask = (host: ForwardHost) => !host.upstream.modern;
 
 /** Every tool may run as a task (`installLegacyTasks` reads a tool's support from this map). */
 class EveryTool extends Map<string, LegacyTaskMode> {
