@@ -20,7 +20,13 @@ import {
   type ServerContext,
   UrlElicitationRequiredError,
 } from '@modelcontextprotocol/server';
-import { followTask, TASKS_EXTENSION, TaskFailed, TaskRefused } from '../client/index.ts';
+import {
+  callToolAsTask,
+  followTask,
+  TASKS_EXTENSION,
+  TaskFailed,
+  TaskRefused,
+} from '../client/index.ts';
 import { createdTask, sdkTaskWire } from '../client/internal.ts';
 import { ElicitError } from '../errors.ts';
 import { joinKey } from '../kernel/keys.ts';
@@ -698,13 +704,51 @@ async function answerOne(
 function startHeld(host: ForwardHost, method: CallMethod, call: Result, ctx: ServerContext) {
   const held = host.held.start(host.principalOf(ctx));
   // The call waits while people answer: no request timeout; the held call's idle expiry ends it.
-  const running = send(host, method, call, ctx, held.abort.signal, 2_147_000_000);
+  const plain = () => send(host, method, call, ctx, held.abort.signal, 2_147_000_000);
+  const running =
+    method === 'tools/call' && runsAsLegacyTask(ctx) && serverRunsTasks(host)
+      ? serverTask(host, call, held.abort.signal, plain)
+      : plain();
   host.upstream.hold(held, running);
   running.then(
     (result) => held.end({ kind: 'result', result }),
     (error: unknown) => held.end({ kind: 'error', error }),
   );
   return held;
+}
+
+/** Whether a 2025 server runs tools/call as 2025-11-25 tasks (its `tasks` capability says so). */
+function serverRunsTasks(host: ForwardHost): boolean {
+  const tasks = host.upstream.client.getServerCapabilities()?.tasks as
+    | { requests?: { tools?: { call?: unknown } } }
+    | undefined;
+  return tasks?.requests?.tools?.call !== undefined;
+}
+
+/**
+ * A call the host runs as a 2025-11-25 task, made a task on a 2025 server that runs them too
+ * (elicit/client's `callToolAsTask`: tasks/get, then tasks/result, on which the server pushes
+ * its questions; they reach this held call as any other). A tool the server does not run as a
+ * task (-32601) is called plainly.
+ */
+async function serverTask(
+  host: ForwardHost,
+  call: Result,
+  signal: AbortSignal,
+  plain: () => Promise<Result>,
+): Promise<Result> {
+  try {
+    return await callToolAsTask(
+      host.upstream.client,
+      call as { name: string; arguments?: Record<string, unknown> },
+      { signal, resultTimeoutMs: 2_147_000_000 },
+    );
+  } catch (error) {
+    if ((error as { code?: unknown }).code === ProtocolErrorCode.MethodNotFound) return plain();
+    if (error instanceof TaskFailed)
+      throw new ProtocolError(error.error.code, error.error.message, error.error.data);
+    throw error;
+  }
 }
 
 async function held(

@@ -255,7 +255,11 @@ function install(mcp: McpServer, era: Era, app: GatewayApp, host: ForwardHost): 
   const gates = era === 'modern' ? new WeakMap<object, Gate>() : undefined;
   // A 2025-11-25 host may run any call as a task (the gateway follows the server's own task,
   // or waits for its plain call, in the background); installed before tools/call is.
-  const tasks = era === 'legacy' && caps.tools !== undefined && host.upstream.modern;
+  const serverTasks =
+    (caps.tasks as { requests?: { tools?: { call?: unknown } } } | undefined)?.requests?.tools
+      ?.call !== undefined;
+  const tasks =
+    era === 'legacy' && caps.tools !== undefined && (host.upstream.modern || serverTasks);
   if (tasks) installLegacyTasks(mcp, app, EVERY_TOOL);
   // A 2026-07-28 host with the tasks extension gets a call held toward a 2025 server as a task.
   const heldTasks = era === 'modern' && caps.tools !== undefined && heldAsTask(host);
@@ -283,7 +287,11 @@ function install(mcp: McpServer, era: Era, app: GatewayApp, host: ForwardHost): 
     };
   const set = untypedRegister<(request: never, ctx: ServerContext) => unknown>(low);
   if (caps.tools !== undefined) {
-    set('tools/list', tasks ? asTasks(pass('tools/list')) : pass('tools/list'));
+    // A 2025 server lists its own task support; a 2026-07-28 server's tools may all be tasks here.
+    set(
+      'tools/list',
+      tasks && host.upstream.modern ? asTasks(pass('tools/list')) : pass('tools/list'),
+    );
     set('tools/call', call('tools/call'));
   }
   if (caps.prompts !== undefined) {

@@ -7,6 +7,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callToolAsTask } from '../../src/client/index.ts';
 import { createGateway, type Gateway } from '../../src/gateway/index.ts';
 import type { Listening } from '../../src/server/index.ts';
 
@@ -26,7 +27,7 @@ const ARGS: Record<string, Record<string, unknown>> = {
   'trigger-url-elicitation': { url: 'https://example.com/consent' },
   'trigger-sampling-request': { prompt: 'hi', maxTokens: 10 },
 };
-/** Needs task augmentation (tasks on 2025-11-25), which the gateway does not bridge. */
+/** Runs only as a task (tasks on 2025-11-25): called as one below. */
 const TASK_ONLY = new Set(['simulate-research-query']);
 
 beforeAll(async () => {
@@ -103,6 +104,16 @@ describe('server-everything behind the gateway', () => {
     }
     expect(failed).toEqual([]);
     expect(asked).toEqual(expect.arrayContaining(['sampling', 'roots', 'elicitation:form']));
+    // The tool that runs only as a task: the host's task, made a task on the server too, its
+    // clarifying question asked through the host's task.
+    const before = asked.length;
+    const research = (await callToolAsTask(
+      host,
+      { name: 'simulate-research-query', arguments: { topic: 'tides', ambiguous: true } },
+      { requestTimeoutMs: 30_000 },
+    )) as { content?: { text?: string }[] };
+    expect(research.content?.[0]?.text ?? '').toContain('tides');
+    expect(asked.slice(before)).toContain('elicitation:form');
     const prompts = await host.listPrompts();
     expect(prompts.prompts.length).toBeGreaterThan(0);
     const resources = await host.listResources();
