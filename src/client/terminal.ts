@@ -112,17 +112,33 @@ async function openOrSay(request: UrlRequest, output: Writable): Promise<boolean
 }
 
 export function terminalRenderer(options: TerminalOptions = {}): TerminalRenderer {
-  const output = options.output ?? process.stdout;
-  const io = { input: options.input ?? process.stdin, output };
-  const color =
-    options.color ??
-    ((output as { isTTY?: boolean }).isTTY === true && process.env.NO_COLOR === undefined);
-  const paint = (style: Style, text: string) =>
-    color ? styleText(style, text, { validateStream: false }) : text;
-  const who = (r: { server: { name: string; title?: string } }) =>
-    inert(r.server.title ?? r.server.name, 80, false);
+  return new Terminal(options);
+}
 
-  function hint(f: Field): string {
+/** The terminal renderer: its settings in one object, its screens as methods. */
+class Terminal implements TerminalRenderer {
+  readonly #output: Writable;
+  readonly #io: { input: Readable; output: Writable };
+  readonly #color: boolean;
+
+  constructor(options: TerminalOptions) {
+    const output = options.output ?? process.stdout;
+    this.#output = output;
+    this.#io = { input: options.input ?? process.stdin, output };
+    this.#color =
+      options.color ??
+      ((output as { isTTY?: boolean }).isTTY === true && process.env.NO_COLOR === undefined);
+  }
+
+  #paint(style: Style, text: string): string {
+    return this.#color ? styleText(style, text, { validateStream: false }) : text;
+  }
+
+  #who(r: { server: { name: string; title?: string } }): string {
+    return inert(r.server.title ?? r.server.name, 80, false);
+  }
+
+  #hint(f: Field): string {
     const parts: string[] = [];
     if (f.kind === 'text') {
       // The hint is a sentence; inside the parentheses it is one item of a list.
@@ -144,13 +160,13 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
       parts.push(`choose ${f.minItems ?? 0}–${f.maxItems ?? f.options.length}`);
     }
     if (!f.required) parts.push('optional');
-    return parts.length === 0 ? '' : paint('dim', ` (${parts.join(', ')})`);
+    return parts.length === 0 ? '' : this.#paint('dim', ` (${parts.join(', ')})`);
   }
 
-  async function ask(state: FormState, f: Field, signal?: AbortSignal): Promise<'ok' | 'cancel'> {
-    const label = `${state.label(f)}${hint(f)}`;
+  async #ask(state: FormState, f: Field, signal?: AbortSignal): Promise<'ok' | 'cancel'> {
+    const label = `${state.label(f)}${this.#hint(f)}`;
     const description =
-      f.description === undefined ? '' : `\n${paint('dim', inert(f.description, 500))}`;
+      f.description === undefined ? '' : `\n${this.#paint('dim', inert(f.description, 500))}`;
     const message = `${label}${description}`;
     for (;;) {
       const current = state.value(f.name);
@@ -175,9 +191,9 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
               ? current
               : undefined;
         // An optional field starts on "Leave empty" unless it has a value.
-        const v = await closable(io.input, signal, (signal) =>
+        const v = await closable(this.#io.input, signal, (signal) =>
           p.select<string | typeof EMPTY>({
-            ...io,
+            ...this.#io,
             signal,
             message,
             options,
@@ -188,9 +204,9 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
         error = v === EMPTY ? state.clear(f) : state.set(f, f.kind === 'boolean' ? v === 'yes' : v);
       } else if (f.kind === 'multiselect') {
         // Ticks that failed validation are offered again as they were.
-        const v = await closable(io.input, signal, (signal) =>
+        const v = await closable(this.#io.input, signal, (signal) =>
           p.multiselect({
-            ...io,
+            ...this.#io,
             signal,
             message,
             options: f.options.map((o) => ({ value: o.value, label: inert(o.label, 120, false) })),
@@ -210,14 +226,14 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
         const safe = inert(prefill, 10_000, false) === prefill;
         if (!safe)
           p.log.info(`Current value: ${inert(prefill, 200, false)} (leave empty to keep it)`, {
-            output,
+            output: this.#output,
           });
-        const v = await closable(io.input, signal, (signal) =>
+        const v = await closable(this.#io.input, signal, (signal) =>
           p.text({
-            ...io,
+            ...this.#io,
             signal,
             // Clack's text prompt does not draw the gutter on a message's later lines.
-            message: message.split('\n').join(`\n${paint('gray', '│')}  `),
+            message: message.split('\n').join(`\n${this.#paint('gray', '│')}  `),
             initialValue: safe ? prefill : '',
             validate: (text) =>
               !safe && (text ?? '') === '' ? undefined : state.enter(f, text ?? ''),
@@ -226,36 +242,34 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
         if (p.isCancel(v)) return 'cancel';
       }
       if (error === undefined) return 'ok';
-      p.log.error(error, { output });
+      p.log.error(error, { output: this.#output });
     }
   }
 
-  async function fill(
-    request: FormRequest,
-    wording: Wording,
-    signal?: AbortSignal,
-  ): Promise<FormResponse> {
-    p.log.step(wording.title, { output });
-    if (wording.message !== '') p.log.message(wording.message, { output });
+  async #fill(request: FormRequest, wording: Wording, signal?: AbortSignal): Promise<FormResponse> {
+    p.log.step(wording.title, { output: this.#output });
+    if (wording.message !== '') p.log.message(wording.message, { output: this.#output });
     const state = new FormState(request);
-    if (wording.decline) for (const c of state.cautions()) p.log.warn(c, { output });
+    if (wording.decline) for (const c of state.cautions()) p.log.warn(c, { output: this.#output });
     for (const f of state.fields) {
       const error = state.error(f.name);
-      if (error !== undefined) p.log.error(`${state.label(f)}: ${error}`, { output });
-      if ((await ask(state, f, signal)) === 'cancel') return { action: 'cancel' };
+      if (error !== undefined) p.log.error(`${state.label(f)}: ${error}`, { output: this.#output });
+      if ((await this.#ask(state, f, signal)) === 'cancel') return { action: 'cancel' };
     }
     for (;;) {
       const rows = state.review();
       p.note(
         rows
-          .map((r) => `${r.label}: ${r.value}${r.error ? paint('red', `  ← ${r.error}`) : ''}`)
+          .map(
+            (r) => `${r.label}: ${r.value}${r.error ? this.#paint('red', `  ← ${r.error}`) : ''}`,
+          )
           .join('\n'),
         wording.note,
-        { output },
+        { output: this.#output },
       );
-      const choice = await closable(io.input, signal, (signal) =>
+      const choice = await closable(this.#io.input, signal, (signal) =>
         chooseKey({
-          ...io,
+          ...this.#io,
           signal,
           message: wording.question,
           options: [
@@ -271,14 +285,14 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
       if (choice === 's') {
         const result = state.submit();
         if (!result.ok) {
-          p.log.error('Fix the marked fields first.', { output });
+          p.log.error('Fix the marked fields first.', { output: this.#output });
           continue;
         }
         return { action: 'accept', content: result.content };
       }
-      const name = await closable(io.input, signal, (signal) =>
+      const name = await closable(this.#io.input, signal, (signal) =>
         p.select({
-          ...io,
+          ...this.#io,
           signal,
           message: 'Which field?',
           options: state.fields.map((f) => ({ value: f.name, label: state.label(f) })),
@@ -289,135 +303,139 @@ export function terminalRenderer(options: TerminalOptions = {}): TerminalRendere
         continue;
       }
       const field = state.field(name);
-      if (field !== undefined && (await ask(state, field, signal)) === 'cancel')
+      if (field !== undefined && (await this.#ask(state, field, signal)) === 'cancel')
         return { action: 'cancel' };
     }
   }
 
-  return {
-    form(request: FormRequest, signal?: AbortSignal): Promise<FormResponse> {
-      const asker = who(request);
-      return fill(
-        request,
-        {
-          title: `${paint('bold', asker)} asks for input${request.attempt > 1 ? ` (attempt ${request.attempt})` : ''}`,
-          message: inert(request.message, 2000),
-          note: 'Review before sending',
-          question: `Send this to ${asker}?`,
-          send: 'Send',
-          edit: 'Edit a field',
-          decline: true,
-        },
-        signal,
-      );
-    },
+  form(request: FormRequest, signal?: AbortSignal): Promise<FormResponse> {
+    const asker = this.#who(request);
+    return this.#fill(
+      request,
+      {
+        title: `${this.#paint('bold', asker)} asks for input${request.attempt > 1 ? ` (attempt ${request.attempt})` : ''}`,
+        message: inert(request.message, 2000),
+        note: 'Review before sending',
+        question: `Send this to ${asker}?`,
+        send: 'Send',
+        edit: 'Edit a field',
+        decline: true,
+      },
+      signal,
+    );
+  }
 
-    async arguments(tool: ToolInfo, schema: CompiledSchema) {
-      const name = inert(tool.title ?? tool.name, 80, false);
-      const verb = inert(tool.verb ?? 'Call', 20, false);
-      const response = await fill(
-        {
-          server: { name: tool.name },
-          message: '',
-          schema,
-          issues: [],
-          initial: applyDefaults(schema, {}),
-          attempt: 1,
-        },
-        {
-          title: `${paint('bold', name)}: arguments`,
-          message: tool.description === undefined ? '' : inert(tool.description, 2000),
-          note: 'Arguments',
-          question: `${verb} ${name} with these arguments?`,
-          send: verb,
-          edit: 'Edit an argument',
-          decline: false,
-        },
-      );
-      return response.action === 'accept' ? response.content : undefined;
-    },
+  async arguments(tool: ToolInfo, schema: CompiledSchema) {
+    const name = inert(tool.title ?? tool.name, 80, false);
+    const verb = inert(tool.verb ?? 'Call', 20, false);
+    const response = await this.#fill(
+      {
+        server: { name: tool.name },
+        message: '',
+        schema,
+        issues: [],
+        initial: applyDefaults(schema, {}),
+        attempt: 1,
+      },
+      {
+        title: `${this.#paint('bold', name)}: arguments`,
+        message: tool.description === undefined ? '' : inert(tool.description, 2000),
+        note: 'Arguments',
+        question: `${verb} ${name} with these arguments?`,
+        send: verb,
+        edit: 'Edit an argument',
+        decline: false,
+      },
+    );
+    return response.action === 'accept' ? response.content : undefined;
+  }
 
-    async url(request: UrlRequest, signal?: AbortSignal): Promise<UrlResponse> {
-      const a = request.analysis;
-      // Order matters: the server's words first, bounded and marked as theirs, then the host's
-      // own address box and the warnings, so nothing the server writes sits between the
-      // warnings and the choice, pushes them off screen, or passes for the host's frames.
-      p.log.step(`${paint('bold', who(request))} wants you to open a page in your browser`, {
-        output,
+  async url(request: UrlRequest, signal?: AbortSignal): Promise<UrlResponse> {
+    const a = request.analysis;
+    // Order matters: the server's words first, bounded and marked as theirs, then the host's
+    // own address box and the warnings, so nothing the server writes sits between the
+    // warnings and the choice, pushes them off screen, or passes for the host's frames.
+    p.log.step(
+      `${this.#paint('bold', this.#who(request))} wants you to open a page in your browser`,
+      {
+        output: this.#output,
+      },
+    );
+    const words = serverWords(request.message);
+    if (words !== '')
+      p.log.message(`${this.#paint('dim', 'In its own words:')}\n${words}`, {
+        output: this.#output,
       });
-      const words = serverWords(request.message);
-      if (words !== '') p.log.message(`${paint('dim', 'In its own words:')}\n${words}`, { output });
-      if (a.verdict === 'refused') {
-        p.log.error(`Not opened: ${inert(a.refusal?.message ?? '', 300)}`, { output });
-      } else {
-        const shown = a.segments
-          .map((s) => {
-            const text = inert(s.text, 500, false);
-            return s.part === 'domain'
-              ? paint('inverse', text)
-              : s.part === 'subdomain' || s.part === 'scheme'
-                ? paint('dim', text)
-                : text;
-          })
-          .join('');
-        const site = inert(a.site ?? '', 300, false);
-        p.note(`${shown}\n\nSite: ${paint('bold', site)}`, 'Address', { output });
-      }
-      for (const w of a.warnings) {
-        const line = inert(w.message, 300);
-        if (w.severity === 'danger') p.log.error(paint('red', line), { output });
-        else if (w.severity === 'caution') p.log.warn(line, { output });
-        else p.log.info(line, { output });
-      }
-      const choice = await closable(io.input, signal, (signal) =>
-        chooseKey({
-          ...io,
-          signal,
-          message:
-            a.verdict === 'refused' ? 'This page cannot be opened.' : 'Open it in your browser?',
-          options: [
-            ...(a.verdict === 'refused'
-              ? []
-              : [
-                  { value: 'o', label: a.verdict === 'danger' ? 'Open anyway' : 'Open in browser' },
-                ]),
-            { value: 'd', label: 'Decline' },
-            { value: 'c', label: 'Cancel' },
-          ],
-        }),
-      );
-      if (p.isCancel(choice) || choice === 'c') return { action: 'cancel' };
-      if (choice === 'd') return { action: 'decline' };
-      const opened = await openOrSay(request, output);
-      if (opened)
-        p.log.success(`Opened ${inert(a.site ?? '', 300, false)} in your browser.`, { output });
-      if (!request.awaitDone) return { action: 'opened' };
-      const done = await closable(io.input, signal, (signal) =>
-        chooseKey({
-          ...io,
-          signal,
-          message: 'Finish in the browser, then:',
-          options: [
-            { value: 'd', label: 'Done' },
-            { value: 'c', label: 'Cancel' },
-          ],
-        }),
-      );
-      return p.isCancel(done) || done === 'c' ? { action: 'cancel' } : { action: 'opened' };
-    },
+    if (a.verdict === 'refused') {
+      p.log.error(`Not opened: ${inert(a.refusal?.message ?? '', 300)}`, { output: this.#output });
+    } else {
+      const shown = a.segments
+        .map((s) => {
+          const text = inert(s.text, 500, false);
+          return s.part === 'domain'
+            ? this.#paint('inverse', text)
+            : s.part === 'subdomain' || s.part === 'scheme'
+              ? this.#paint('dim', text)
+              : text;
+        })
+        .join('');
+      const site = inert(a.site ?? '', 300, false);
+      p.note(`${shown}\n\nSite: ${this.#paint('bold', site)}`, 'Address', { output: this.#output });
+    }
+    for (const w of a.warnings) {
+      const line = inert(w.message, 300);
+      if (w.severity === 'danger') p.log.error(this.#paint('red', line), { output: this.#output });
+      else if (w.severity === 'caution') p.log.warn(line, { output: this.#output });
+      else p.log.info(line, { output: this.#output });
+    }
+    const choice = await closable(this.#io.input, signal, (signal) =>
+      chooseKey({
+        ...this.#io,
+        signal,
+        message:
+          a.verdict === 'refused' ? 'This page cannot be opened.' : 'Open it in your browser?',
+        options: [
+          ...(a.verdict === 'refused'
+            ? []
+            : [{ value: 'o', label: a.verdict === 'danger' ? 'Open anyway' : 'Open in browser' }]),
+          { value: 'd', label: 'Decline' },
+          { value: 'c', label: 'Cancel' },
+        ],
+      }),
+    );
+    if (p.isCancel(choice) || choice === 'c') return { action: 'cancel' };
+    if (choice === 'd') return { action: 'decline' };
+    const opened = await openOrSay(request, this.#output);
+    if (opened)
+      p.log.success(`Opened ${inert(a.site ?? '', 300, false)} in your browser.`, {
+        output: this.#output,
+      });
+    if (!request.awaitDone) return { action: 'opened' };
+    const done = await closable(this.#io.input, signal, (signal) =>
+      chooseKey({
+        ...this.#io,
+        signal,
+        message: 'Finish in the browser, then:',
+        options: [
+          { value: 'd', label: 'Done' },
+          { value: 'c', label: 'Cancel' },
+        ],
+      }),
+    );
+    return p.isCancel(done) || done === 'c' ? { action: 'cancel' } : { action: 'opened' };
+  }
 
-    notice(event: ClientEvent) {
-      const text =
-        event.type === 'rate_limited'
-          ? `${inert(event.server.name, 80, false)} is asking too often; a ${event.mode} request was declined without asking you.`
-          : event.type === 'refused'
-            ? `A request from ${inert(event.server.name, 80, false)} was refused: ${inert(event.reason, 300)}`
-            : event.type === 'url_required'
-              ? `${inert(event.server.name, 80, false)} needs ${event.count} step(s) in your browser first.`
-              : event.type === 'url_completed'
-                ? 'A browser step completed.'
-                : `Retrying ${inert(event.tool, 80, false)}…`;
-      p.log.info(text, { output });
-    },
-  };
+  notice(event: ClientEvent) {
+    const text =
+      event.type === 'rate_limited'
+        ? `${inert(event.server.name, 80, false)} is asking too often; a ${event.mode} request was declined without asking you.`
+        : event.type === 'refused'
+          ? `A request from ${inert(event.server.name, 80, false)} was refused: ${inert(event.reason, 300)}`
+          : event.type === 'url_required'
+            ? `${inert(event.server.name, 80, false)} needs ${event.count} step(s) in your browser first.`
+            : event.type === 'url_completed'
+              ? 'A browser step completed.'
+              : `Retrying ${inert(event.tool, 80, false)}…`;
+    p.log.info(text, { output: this.#output });
+  }
 }
