@@ -14,20 +14,12 @@ import {
   ELICIT_TASK_TIMEOUT,
 } from '../kernel/error-codes.ts';
 import { setOwn } from '../kernel/own.ts';
-import { TASKS_EXTENSION, type TaskStatus } from '../kernel/tasks.ts';
+import { isTaskStatus, TASKS_EXTENSION, type TaskStatus } from '../kernel/tasks.ts';
 import { inert } from './inert.ts';
 
 // Written once with the server's (kernel/tasks.ts): the extension's identifier, declared under
 // `capabilities.extensions`, and a task's statuses.
 export { TASKS_EXTENSION, type TaskStatus };
-
-const STATUSES: ReadonlySet<string> = new Set([
-  'working',
-  'input_required',
-  'completed',
-  'failed',
-  'cancelled',
-]);
 
 /** What a host shows while a task runs. Text is already inert. */
 export interface TaskState {
@@ -292,8 +284,7 @@ export async function followTask(
 
   try {
     const first = isObject(created) ? created : {};
-    if (typeof first.status === 'string' && STATUSES.has(first.status))
-      report(first, first.status as TaskStatus);
+    if (isTaskStatus(first.status)) report(first, first.status as TaskStatus);
     for (;;) {
       if (outer?.aborted) return await stop(new TaskCancelled(taskId, true));
       if (failure !== undefined) {
@@ -325,7 +316,7 @@ export async function followTask(
         await worker?.catch(() => {});
         throw error;
       }
-      if (!isObject(task) || typeof task.status !== 'string' || !STATUSES.has(task.status))
+      if (!isObject(task) || !isTaskStatus(task.status))
         return await stop(
           new TaskRefused(
             `The server's tasks/get answer has no known status (${inert(JSON.stringify(isObject(task) ? task.status : typeof task) ?? '', 40, false)}); the task was cancelled.`,

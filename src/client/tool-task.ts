@@ -9,6 +9,7 @@
  * past its limits.
  */
 import type { Client } from '@modelcontextprotocol/client';
+import { isTaskStatus } from '../kernel/tasks.ts';
 import { inert } from './inert.ts';
 import {
   DEFAULT_FOLLOW_TASK_LIMITS,
@@ -29,14 +30,6 @@ const ANY_RESULT = {
     validate: (value: unknown) => ({ value: value as Record<string, unknown> }),
   },
 };
-
-const STATUSES: ReadonlySet<string> = new Set([
-  'working',
-  'input_required',
-  'completed',
-  'failed',
-  'cancelled',
-]);
 
 /** True when a tool (as `tools/list` describes it) can only be called as a task. */
 export function needsTask(tool: { execution?: { taskSupport?: unknown } } | undefined): boolean {
@@ -99,11 +92,11 @@ export async function callToolAsTask(
     throw error;
   };
   const status = (): TaskStatus => {
-    if (typeof task.status !== 'string' || !STATUSES.has(task.status))
+    if (!isTaskStatus(task.status))
       throw new TaskRefused(
         `The server's task has no known status (${inert(JSON.stringify(task.status) ?? '', 40, false)}); it was cancelled.`,
       );
-    return task.status as TaskStatus;
+    return task.status;
   };
   const report = (s: TaskStatus) =>
     options.onTask?.({
