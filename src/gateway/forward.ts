@@ -396,7 +396,6 @@ async function answerAll(
         await audit(host, ask, askKey, {
           mode: 'form',
           message,
-          fields: compiled?.fields.map((f) => f.name),
           by: ruled.by,
           outcome: ruled.outcome,
           schema: compiled,
@@ -412,7 +411,6 @@ async function answerAll(
         await audit(host, ask, askKey, {
           mode: 'form',
           message,
-          fields: compiled.fields.map((f) => f.name),
           by: 'inbox',
           outcome: out[key] as Outcome,
           schema: compiled,
@@ -441,7 +439,6 @@ async function answerAll(
         await audit(host, ask, askKey, {
           mode: 'form',
           message,
-          fields: compiled.fields.map((f) => f.name),
           by: 'host',
           outcome: out[key] as Outcome,
           schema: compiled,
@@ -481,12 +478,7 @@ function policyForm(
   schema: CompiledSchema,
 ): { outcome: Outcome; by: AuditEntry['by'] } | undefined {
   if (host.policy === undefined) return undefined;
-  const { action, rule } = decide(host.policy, {
-    server: serverName(host),
-    tool: host.tool ?? '',
-    mode: 'form',
-    fields: schema.fields.map((f) => f.name),
-  });
+  const { action, rule } = decide(host.policy, formFacts(host, schema));
   const outcome = formOutcome(action, schema);
   return outcome === undefined
     ? undefined
@@ -496,14 +488,17 @@ function policyForm(
 /** Whether the policy sends this form to the inbox. */
 function policyInbox(host: ForwardHost, schema: CompiledSchema): boolean {
   if (host.policy === undefined) return false;
-  return (
-    decide(host.policy, {
-      server: serverName(host),
-      tool: host.tool ?? '',
-      mode: 'form',
-      fields: schema.fields.map((f) => f.name),
-    }).action === 'inbox'
-  );
+  return decide(host.policy, formFacts(host, schema)).action === 'inbox';
+}
+
+/** What a policy rule matches a form on: server, tool, mode and the fields asked. */
+function formFacts(host: ForwardHost, schema: CompiledSchema): Parameters<typeof decide>[1] {
+  return {
+    server: serverName(host),
+    tool: host.tool ?? '',
+    mode: 'form',
+    fields: schema.fields.map((f) => f.name),
+  };
 }
 
 /** Whose inbox a question waits in (the call's principal), and the call's signal. */
@@ -584,6 +579,8 @@ async function audit(
 ): Promise<void> {
   const log = host.audit;
   if (log === undefined) return;
+  // A form's fields are named by its schema unless the caller names them.
+  const fields = q.fields ?? q.schema?.fields.map((f) => f.name);
   await ask.step(`a.${askKey}`, () => {
     const content =
       q.outcome.action === 'accept' && q.outcome.content !== undefined && q.schema !== undefined
@@ -596,7 +593,7 @@ async function audit(
       mode: q.mode,
       message: q.message.slice(0, 500),
       ...(q.url === undefined ? {} : { url: auditUrl(q.url) }),
-      ...(q.fields === undefined ? {} : { fields: q.fields }),
+      ...(fields === undefined ? {} : { fields }),
       by: q.by,
       action: q.outcome.action,
       ...(content === undefined ? {} : { content }),
