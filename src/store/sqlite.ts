@@ -49,7 +49,13 @@ export interface SqliteStoreOptions {
 }
 
 // SQLite's primary result codes (the low byte of an extended code).
+const SQLITE_BUSY = 5;
 const SQLITE_FULL = 13;
+
+/** How long an operation waits for another connection's lock (SQLite's busy timeout). */
+const BUSY_TIMEOUT_MS = 5000;
+/** Pause between attempts to switch a file to WAL while another connection holds its lock. */
+const WAL_RETRY_MS = 10;
 
 /** The result code node:sqlite puts on its errors (`errcode`), if any. */
 const resultCode = (error: unknown): number | undefined => {
@@ -131,14 +137,22 @@ export async function sqliteStore(options: SqliteStoreOptions): Promise<Store> {
     );
   const db: DatabaseSync = guard('open the database', () => new Database(options.path));
   const now = options.now ?? Date.now;
-  // The busy timeout first: switching to WAL takes a lock, and a second process opening the
-  // same file at that moment must wait for it rather than fail at once.
-  guard('open the database', () =>
-    db.exec(`
-    PRAGMA busy_timeout = 5000;
-    PRAGMA journal_mode = WAL;
-  `),
-  );
+  guard('open the database', () => db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`));
+  // Switching a new file to WAL writes its header from inside a read transaction, and SQLite
+  // never calls the busy handler to upgrade a read to a write (two readers both waiting would
+  // deadlock): a process opening the file while another switches it gets SQLITE_BUSY at once,
+  // whatever the busy timeout. So the switch is retried here, bounded by the same timeout.
+  const walDeadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      db.exec('PRAGMA journal_mode = WAL');
+      break;
+    } catch (error) {
+      if (resultCode(error) !== SQLITE_BUSY || Date.now() >= walDeadline)
+        throw storeFailure('SQLite', 'open the database', error, false);
+      await new Promise((resolve) => setTimeout(resolve, WAL_RETRY_MS));
+    }
+  }
   const wal = options.path !== ':memory:';
   // The log is flushed by `durable` below, after each write; a database in memory has none.
   if (wal) guard('open the database', () => db.exec('PRAGMA synchronous = NORMAL'));

@@ -9,9 +9,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sqliteStore } from '../../src/store/index.ts';
 
-function open(path: string): Promise<string> {
+/** How far ahead the processes are told to open, so that all have started by then. */
+const START_AHEAD_MS = 1500;
+
+function open(path: string, at: number): Promise<string> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['test/fixtures/sqlite-open.ts', path], {
+    const child = spawn(process.execPath, ['test/fixtures/sqlite-open.ts', path, String(at)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -26,7 +29,8 @@ describe('SQLite store opened by several processes at once', () => {
     const dir = mkdtempSync(join(tmpdir(), 'elicit-sqlite-open-'));
     for (let round = 0; round < 3; round++) {
       const path = join(dir, `race-${round}.db`);
-      const outs = await Promise.all(Array.from({ length: 6 }, () => open(path)));
+      const at = Date.now() + START_AHEAD_MS;
+      const outs = await Promise.all(Array.from({ length: 6 }, () => open(path, at)));
       expect(outs).toEqual(Array(6).fill('ok'));
       const store = await sqliteStore({ path });
       expect((await store.get('missing')) ?? null).toBeNull();
