@@ -48,9 +48,11 @@ export const LAYERS: Readonly<Record<Part, readonly (Part | Allowance)[]>> = {
   ],
   server: ['errors.ts', 'kernel', 'schema', 'store'],
   // The connect pages implement the server's URL-mode port: its types, nothing else of the server.
+  // They show pages a person reads: a URL waiting in the inbox is shown with its analysis (url).
   connect: [
     'errors.ts',
     'kernel',
+    'url',
     { part: 'server', files: ['server/url-port.ts'], typeOnly: true },
   ],
   demo: ['errors.ts', 'kernel', 'schema', 'store', 'server', 'connect'],

@@ -3,9 +3,11 @@
  * (`createServer({ inbox })`), each a record in the connect store bound to the principal whose
  * call asked, shown on one page to that principal once signed in, and answered there.
  *
- *   GET  /elicit/inbox            the page: the waiting questions, rendered by <elicit-form>
+ *   GET  /elicit/inbox            the page: the waiting questions, a form rendered by <elicit-form>,
+ *                                 a URL page by <elicit-url-consent> with its elicit/url analysis
  *   GET  /elicit/inbox/questions  the signed-in principal's waiting questions (JSON)
- *   POST /elicit/inbox/answer     an answer: same origin, the session's CSRF token in a header
+ *   POST /elicit/inbox/answer     an answer (a URL page opened counts as its accept): same origin,
+ *                                 the session's CSRF token in a header
  *   GET  /elicit/inbox.js         the page's script (src/web/inbox-page.ts, bundled)
  *
  * The same rules as every connect page: the `__Host-` session cookie, Fetch Metadata and Origin,
@@ -28,6 +30,7 @@ import type {
   InboxRecord,
   NewInboxRecord,
 } from '../server/url-port.ts';
+import { analyzeUrl } from '../url/index.ts';
 import type { PagesContext } from './context.ts';
 import { failed, render } from './pages.ts';
 import { whoOf } from './sessions.ts';
@@ -110,8 +113,16 @@ export class InboxRecords implements Omit<InboxPort, 'url'> {
     return out.sort((a, b) => a.createdAt - b.createdAt);
   }
 
-  /** Records `answer` on a waiting question of `principal`; false if there is none. */
-  async answer(id: string, principal: string, answer: InboxAnswer): Promise<boolean> {
+  /**
+   * Records `answer` on a waiting question of `principal`; false if there is none, or when the
+   * answer is for the other kind of question (`mode`: a form's content, a URL page opened).
+   */
+  async answer(
+    id: string,
+    principal: string,
+    answer: InboxAnswer,
+    mode?: 'form' | 'url',
+  ): Promise<boolean> {
     if (!ID.test(id)) return false;
     for (let tries = 0; tries < 5; tries++) {
       const found = await this.store.get<never>(key(id));
@@ -119,6 +130,7 @@ export class InboxRecords implements Omit<InboxPort, 'url'> {
       const record = read(found.value);
       if (record.principal !== principal) return false;
       if (record.status !== 'pending' || record.expiresAt <= Date.now()) return false;
+      if (mode !== undefined && mode !== (record.url === undefined ? 'form' : 'url')) return false;
       const next: InboxRecord = { ...record, status: 'answered', answer };
       if (await this.store.update(key(id), found.version, stored(next))) return true;
     }
@@ -150,11 +162,18 @@ const JSON_HEADERS = {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The answer a page sent, or undefined when it is not one. */
-function answerOf(body: Record<string, unknown>): InboxAnswer | undefined {
-  if (body.action === 'decline' || body.action === 'cancel') return { action: body.action };
+/**
+ * The answer a page sent (`mode`: what it answers, a form's content or a URL page opened, which
+ * counts as its accept), or undefined when it is not one.
+ */
+function answerOf(
+  body: Record<string, unknown>,
+): { readonly answer: InboxAnswer; readonly mode?: 'form' | 'url' } | undefined {
+  if (body.action === 'decline' || body.action === 'cancel')
+    return { answer: { action: body.action } };
   if (body.action === 'accept' && isObject(body.content))
-    return { action: 'accept', content: body.content as Json };
+    return { answer: { action: 'accept', content: body.content as Json }, mode: 'form' };
+  if (body.action === 'opened') return { answer: { action: 'accept' }, mode: 'url' };
   return undefined;
 }
 
@@ -201,8 +220,10 @@ export function mountInboxRoutes(app: Hono, ctx: PagesContext, inbox: InboxRecor
       server: r.server,
       tool: r.tool,
       message: r.message,
-      mode: 'form',
-      requestedSchema: r.requestedSchema,
+      // A URL page is shown with its analysis (elicit/url), as a client shows one before opening.
+      ...(r.url === undefined
+        ? { mode: 'form', requestedSchema: r.requestedSchema }
+        : { mode: 'url', analysis: analyzeUrl(r.url) }),
     }));
     return new Response(JSON.stringify(questions), { headers: JSON_HEADERS });
   });
@@ -232,11 +253,11 @@ export function mountInboxRoutes(app: Hono, ctx: PagesContext, inbox: InboxRecor
     } catch {
       return failed('This answer is not JSON.', whoOf(session), 400);
     }
-    const answer = isObject(body) ? answerOf(body) : undefined;
+    const given = isObject(body) ? answerOf(body) : undefined;
     const id = isObject(body) && typeof body.id === 'string' ? body.id : '';
-    if (answer === undefined) return failed('This is not an answer.', whoOf(session), 400);
+    if (given === undefined) return failed('This is not an answer.', whoOf(session), 400);
     // Unknown, answered, expired and another principal's question: one answer, nothing stored.
-    if (!(await inbox.answer(id, session.principal, answer))) {
+    if (!(await inbox.answer(id, session.principal, given.answer, given.mode))) {
       ctx.log({ type: 'unknown_link', id: id.slice(0, 40) });
       return failed('This question is not waiting any more.', whoOf(session), 404);
     }

@@ -389,16 +389,24 @@ class EngineAsk implements Ask {
     checkKey(key);
     const kept = engine.recall(key) as { action?: unknown } | undefined;
     if (kept !== undefined) return { action: kept.action } as never;
-    need(engine, 'url');
-    const response = (await engine.exchange(
-      key,
-      elicit({
-        mode: 'url',
-        message: request.message,
-        url: request.url,
-        ...(request.elicitationId === undefined ? {} : { elicitationId: request.elicitationId }),
-      }),
-    )) as { action?: unknown } | undefined;
+    // A client without URL mode: the page waits in the inbox where the server has one.
+    const inbox = declares(engine.caps, 'url', engine.revision) ? undefined : engine.inbox;
+    if (inbox === undefined) need(engine, 'url');
+    const response = (
+      inbox !== undefined
+        ? await inbox(key, { message: request.message, url: request.url }, { received: (r) => r })
+        : await engine.exchange(
+            key,
+            elicit({
+              mode: 'url',
+              message: request.message,
+              url: request.url,
+              ...(request.elicitationId === undefined
+                ? {}
+                : { elicitationId: request.elicitationId }),
+            }),
+          )
+    ) as { action?: unknown } | undefined;
     const a = response?.action;
     const action = a === 'accept' || a === 'decline' ? a : 'cancel';
     engine.remember(key, { action });

@@ -126,11 +126,14 @@ export function resolveInbox(
   };
 }
 
-/** A form the inbox is asked: its text and the schema `<elicit-form>` renders. */
-export interface InboxQuestion {
-  readonly message: string;
-  readonly requestedSchema: object;
-}
+/**
+ * What the inbox is asked: a form (the schema `<elicit-form>` renders) or a URL page
+ * (`<elicit-url-consent>` shows it with its analysis; `elicitationId`: the URL-mode record behind
+ * it, for `ask.connect` and `ask.secret`).
+ */
+export type InboxQuestion =
+  | { readonly message: string; readonly requestedSchema: object }
+  | { readonly message: string; readonly url: string; readonly elicitationId?: string };
 
 /**
  * What a call is, for finding its question again on a retry: principal, method, name and
@@ -155,7 +158,9 @@ export async function createQuestion(
       server: inbox.server,
       tool,
       message: question.message,
-      requestedSchema: question.requestedSchema as Json,
+      ...('url' in question
+        ? { requestedSchema: null, url: question.url, elicitationId: question.elicitationId }
+        : { requestedSchema: question.requestedSchema as Json }),
     },
     inbox.waitMs,
     { perPrincipal: inbox.maxPerPrincipal, total: inbox.maxTotal },

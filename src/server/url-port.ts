@@ -113,7 +113,15 @@ export interface InboxRecord {
   readonly server: string;
   readonly tool: string;
   readonly message: string;
+  /** The form's schema (null for a URL page). */
   readonly requestedSchema: Json;
+  /**
+   * A URL page instead of a form (`ask.url`, `ask.connect`, `ask.secret`): the page the person
+   * opens, shown with its analysis; opening it answers `accept`.
+   */
+  readonly url?: string | undefined;
+  /** The URL-mode record behind `url` (`ask.connect`, `ask.secret`), whose completion is awaited. */
+  readonly elicitationId?: string | undefined;
   readonly status: InboxStatus;
   readonly answer: InboxAnswer | undefined;
   readonly createdAt: number;
@@ -122,7 +130,7 @@ export interface InboxRecord {
 
 export type NewInboxRecord = Pick<
   InboxRecord,
-  'principal' | 'call' | 'server' | 'tool' | 'message' | 'requestedSchema'
+  'principal' | 'call' | 'server' | 'tool' | 'message' | 'requestedSchema' | 'url' | 'elicitationId'
 >;
 
 /** The caps a new inbox question is created under. */

@@ -380,7 +380,9 @@ class PushEngine implements Engine {
       const claimed = await claimRecentCompletion(settings, this.#principal, purpose, subject);
       if (claimed !== undefined) return { outcome: 'complete', record: claimed };
     }
-    if (!declares(this.caps, 'url', this.revision))
+    // A client without URL mode: the link waits in the inbox where the server has one.
+    const inbox = declares(this.caps, 'url', this.revision) ? undefined : this.inbox;
+    if (inbox === undefined && !declares(this.caps, 'url', this.revision))
       throw new ElicitationUnsupportedError('URL elicitation');
     const record = await settings.app.records.create({
       principal: this.#principal,
@@ -395,11 +397,15 @@ class PushEngine implements Engine {
     const text = linkMessage(purpose, label, message);
     // The completion notification goes to this session only: the client that asked. After a
     // -32042 the call is over, so it rides the session's standalone stream, not the call's.
-    const errorMode = settings.legacyMode === 'error';
-    const notify = this.#mcp.server.createElicitationCompletionNotifier(
-      record.id,
-      errorMode ? undefined : { relatedRequestId: mcpReq.id },
-    );
+    const errorMode = settings.legacyMode === 'error' && inbox === undefined;
+    // A client without URL mode is not told of completions (the SDK refuses to make the notifier).
+    const notify =
+      inbox !== undefined
+        ? async () => {}
+        : this.#mcp.server.createElicitationCompletionNotifier(
+            record.id,
+            errorMode ? undefined : { relatedRequestId: mcpReq.id },
+          );
     if (errorMode) {
       const stop = settings.app.bus.subscribe((e) => {
         if (e.id !== record.id) return;
@@ -411,12 +417,19 @@ class PushEngine implements Engine {
         { mode: 'url', message: text, url, elicitationId: record.id },
       ]);
     }
-    const response = await this.#elicit(subject, {
-      mode: 'url',
-      message: text,
-      url,
-      elicitationId: record.id,
-    });
+    const response =
+      inbox !== undefined
+        ? await inbox(
+            subject,
+            { message: text, url, elicitationId: record.id },
+            { received: (r) => r },
+          )
+        : await this.#elicit(subject, {
+            mode: 'url',
+            message: text,
+            url,
+            elicitationId: record.id,
+          });
     const action = (response as { action?: unknown }).action;
     if (action !== 'accept') {
       await settings.app.records.finish(record.id, 'declined');

@@ -9,7 +9,12 @@ import { pooledRandom } from '../../kernel/random.ts';
 import type { Ask, AskLimits } from '../ask.ts';
 import { createAsk } from '../asks.ts';
 import { declares } from '../capabilities.ts';
-import { AskUsageError, ElicitationUnsupportedError, ReplayError } from '../errors.ts';
+import {
+  AskTimeoutError,
+  AskUsageError,
+  ElicitationUnsupportedError,
+  ReplayError,
+} from '../errors.ts';
 import type { Faults } from '../faults.ts';
 import { createQuestion, type Inbox, type InboxQuestion, inboxCall, responseOf } from '../inbox.ts';
 import { type OnceStore, OnceStoreFullError, OnceStoreUnavailableError } from '../once-store.ts';
@@ -311,6 +316,15 @@ export class ReplayEngine implements Engine {
       throw new ConnectNotConfiguredError(purpose === 'connect' ? 'ask.connect' : 'ask.secret');
     const jkey = urlStepKey(purpose, subject);
     const { records } = settings.app;
+    if (!declares(run.caps, 'url', run.revision)) {
+      const viaInbox = this.inbox;
+      if (viaInbox === undefined) throw new ElicitationUnsupportedError('URL elicitation');
+      const fields = { purpose, subject, label, description };
+      const text = linkMessage(purpose, label, message);
+      return run.inbox === undefined
+        ? this.#urlHeld(settings, viaInbox, jkey, fields, text)
+        : this.#urlViaInbox(settings, run.inbox, jkey, fields, text);
+    }
     let id = journal.s[jkey] as string | undefined;
     if (id !== undefined) {
       const record = await records.get(id);
@@ -366,4 +380,117 @@ export class ReplayEngine implements Engine {
     } as InputRequest);
     throw SUSPEND;
   }
+
+  /**
+   * A URL step through the inbox on a 2026-07-28 call (the client has no URL mode): the page
+   * waits there and the call ends with the link. The same call made again finds its question
+   * (by principal, call and step): still waiting, the call ends with the link again; declined
+   * there, the step ends; opened there, its record decides: complete continues (counted once),
+   * still open is waited for (bounded, as for a client that accepted the link), and past that
+   * the page waits in the inbox again.
+   */
+  async #urlViaInbox(
+    settings: ConnectSettings,
+    ib: InboxRun,
+    jkey: string,
+    fields: UrlFields,
+    text: string,
+  ): Promise<UrlStepResult> {
+    const { run } = this;
+    const { records } = settings.app;
+    // A call that may become a task does, here: the task holds the wait a call cannot.
+    if (run.escalate === true) throw ESCALATE;
+    const call = inboxCall(ib.identity, jkey);
+    const found = await ib.inbox.port.find(run.principal, call);
+    if (found?.status === 'pending') {
+      ib.waiting.push(found.id);
+      throw SUSPEND;
+    }
+    const record = found?.elicitationId;
+    if (found?.status === 'answered' && record !== undefined && !ib.used.includes(found.id)) {
+      const action = found.answer?.action;
+      if (action !== 'accept') {
+        ib.used.push(found.id);
+        await records.finish(record, 'declined');
+        return { outcome: action === 'decline' ? 'decline' : 'cancel' };
+      }
+      // Opened on the inbox page: the spec lets the server block until the step is done.
+      const status = await run.host.waits.hold(
+        { principal: run.principal, session: undefined },
+        () =>
+          waitForRecord(
+            settings,
+            record,
+            Math.min(settings.waitMs ?? 60_000, 60_000),
+            run.host.faults,
+            run.signal,
+          ),
+      );
+      if (status === 'complete' && (await records.claim(record))) {
+        ib.used.push(found.id);
+        return { outcome: 'complete', record };
+      }
+      if (status === 'declined') {
+        ib.used.push(found.id);
+        return { outcome: 'decline' };
+      }
+    }
+    const made = await records.create({
+      ...fields,
+      principal: run.principal,
+      clientId: run.clientId,
+      origin: undefined,
+    });
+    const question = await createQuestion(ib.inbox, run.principal, call, ib.name, {
+      message: text,
+      url: settings.app.link(made.id),
+      elicitationId: made.id,
+    });
+    ib.waiting.push(question.id);
+    throw SUSPEND;
+  }
+
+  /**
+   * A URL step through the inbox where the engine holds the wait (a task): the page waits in
+   * the inbox; once opened there, the record's completion is waited for.
+   */
+  async #urlHeld(
+    settings: ConnectSettings,
+    viaInbox: NonNullable<Engine['inbox']>,
+    jkey: string,
+    fields: UrlFields,
+    text: string,
+  ): Promise<UrlStepResult> {
+    const { run } = this;
+    const { records } = settings.app;
+    const record = await records.create({
+      ...fields,
+      principal: run.principal,
+      clientId: run.clientId,
+      origin: undefined,
+    });
+    const response = (await viaInbox(
+      jkey,
+      { message: text, url: settings.app.link(record.id), elicitationId: record.id },
+      { received: (r) => r },
+    )) as { action?: unknown } | undefined;
+    const action = response?.action;
+    if (action !== 'accept') {
+      await records.finish(record.id, 'declined');
+      return { outcome: action === 'decline' ? 'decline' : 'cancel' };
+    }
+    const waitMs = settings.waitMs ?? this.limits.timeoutMs;
+    const status = await waitForRecord(settings, record.id, waitMs, run.host.faults, run.signal);
+    if (status === 'complete') return { outcome: 'complete', record: record.id };
+    if (status === 'timeout') throw new AskTimeoutError(fields.subject, waitMs);
+    return { outcome: status === 'declined' ? 'decline' : 'cancel' };
+  }
+}
+
+/** What a URL-mode record is about, as a URL step creates it. */
+interface UrlFields {
+  readonly purpose: RecordPurpose;
+  readonly subject: string;
+  readonly label: string;
+  readonly description: string | undefined;
 }

@@ -1,0 +1,172 @@
+/**
+ * URL asks through the inbox fallback: a plain SDK client that declares no elicitation calls a
+ * tool using ask.secret (or ask.url); with `createServer({ connect, inbox })` the page waits on
+ * the connect pages' inbox, shown by <elicit-url-consent> with its elicit/url analysis. Chromium
+ * signs in, opens it there, types the secret on the page it opened, and the call completes: held
+ * open on a 2025 session, ended with the link and completed by the same call again at 2026-07-28.
+ */
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ConnectApp, createConnectStack, devLogin } from '../../src/connect/index.ts';
+import {
+  createServer,
+  generateKeySecret,
+  httpEntry,
+  type InboxWaiting,
+  type McpHttpEntry,
+} from '../../src/server/index.ts';
+import { memoryStore } from '../../src/store/index.ts';
+import { launchBrowser, passDevLogin } from '../support/browser.ts';
+
+let http: Server;
+let base: string;
+let stack: ConnectApp;
+let entry: McpHttpEntry;
+let browser: Browser;
+const waitingNow: InboxWaiting[] = [];
+
+beforeAll(async () => {
+  http = createHttpServer();
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  stack = createConnectStack({
+    baseUrl: base,
+    store: memoryStore(),
+    keyring: { keys: [{ id: 'k', secret: generateKeySecret() }] },
+    login: devLogin({ fixedPrincipal: 'local' }),
+    providers: {},
+  });
+  const app = createServer({
+    name: 'keys',
+    version: '1',
+    connect: { app: stack },
+    inbox: { onWaiting: (q) => waitingNow.push(q) },
+  })
+    .tool('set_api_key', {}, async (_args, ask) => {
+      const s = await ask.secret('weather_api_key', { label: 'Weather API key', fresh: true });
+      return s.action === 'accept' ? `Key saved (${s.value.length} characters).` : s.action;
+    })
+    .tool('open_docs', {}, async (_args, ask) => {
+      const r = await ask.url('docs', { message: 'Read the terms', url: 'https://example.com/t' });
+      return `docs: ${r.action}`;
+    });
+  entry = httpEntry(app);
+  const mcp = getRequestListener((req) => entry.fetch(req));
+  const web = getRequestListener((req) => stack.fetch(req));
+  http.on('request', (req, res) =>
+    (req.url ?? '/').startsWith('/mcp') ? mcp(req, res) : web(req, res),
+  );
+  browser = await launchBrowser();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await entry?.close();
+  http?.closeAllConnections();
+  await new Promise<void>((r) => http?.close(() => r()));
+});
+
+async function clientWithoutElicitation(era: 'legacy' | 'modern'): Promise<Client> {
+  const client = new Client({ name: 'cli', version: '1' }, { capabilities: {} });
+  client.setVersionNegotiation({ mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } });
+  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', base)));
+  return client;
+}
+
+async function questionWaits(n: number): Promise<InboxWaiting> {
+  for (let i = 0; i < 200 && waitingNow.length < n; i++)
+    await new Promise((r) => setTimeout(r, 50));
+  expect(waitingNow.length).toBe(n);
+  return waitingNow[n - 1] as InboxWaiting;
+}
+
+const textOf = (r: unknown) =>
+  ((r as { content: { text: string }[] }).content[0]?.text ?? '') as string;
+
+/**
+ * Chromium signs in on the inbox, sees the page with its analysis, opens it, and (`secret`)
+ * types the secret on the page that opened.
+ */
+async function openInBrowser(url: string, secret?: string): Promise<BrowserContext> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(url);
+  await passDevLogin(page);
+  const consent = 'section:last-of-type >> elicit-url-consent';
+  await page.waitForSelector(`${consent} >> [part=open]`);
+  // The analysis is shown: the page's site, and the plain-http note for this test server.
+  const shown = await page.$eval(consent, (el) => (el.shadowRoot ?? el).textContent ?? '');
+  const host = new URL(secret === undefined ? 'https://example.com' : base).host;
+  expect(shown).toContain(host);
+  if (secret !== undefined) expect(shown).toContain('not encrypted on the way (http)');
+  const opened = context.waitForEvent('page');
+  // The open button is armed a moment after it is shown (clicks meant for what was there before).
+  await page.waitForTimeout(600);
+  await page.click(`${consent} >> [part=open]`);
+  const tab: Page = await opened;
+  await page.waitForSelector('text=Sent.');
+  if (secret !== undefined) {
+    await tab.waitForLoadState();
+    await passDevLogin(tab);
+    await tab.fill('#secret', secret);
+    await tab.click('form[action$="/secret"] button[type=submit]');
+    await tab.waitForSelector('text=You can close this tab');
+  }
+  return context;
+}
+
+describe('createServer({ inbox }): URL asks a client cannot receive wait on the connect pages', () => {
+  it('2025 session: ask.secret is held; opened from the inbox and completed, the call completes', async () => {
+    waitingNow.length = 0;
+    const client = await clientWithoutElicitation('legacy');
+    const call = client.callTool({ name: 'set_api_key', arguments: {} });
+    const q = await questionWaits(1);
+    expect(q).toMatchObject({ principal: 'local', tool: 'set_api_key' });
+    const context = await openInBrowser(q.url, 'wx-key-0123456789');
+    expect(textOf(await call)).toBe('Key saved (17 characters).');
+    await context.close();
+    await client.close();
+  }, 90_000);
+
+  it('2026-07-28: the call ends with the link; completed on the page, the same call again completes', async () => {
+    waitingNow.length = 0;
+    const client = await clientWithoutElicitation('modern');
+    const first = await client.callTool({ name: 'set_api_key', arguments: {} });
+    expect(first.isError).not.toBe(true);
+    const meta = first._meta?.['elicit/inbox'] as { url: string; ids: string[] };
+    expect(meta.url).toBe(`${base}/elicit/inbox`);
+    expect(meta.ids).toHaveLength(1);
+    // Asked again before opening: the same question, not a second one.
+    await client.callTool({ name: 'set_api_key', arguments: {} });
+    expect(waitingNow).toHaveLength(1);
+    const context = await openInBrowser(meta.url, 'wx-key-abcdef');
+    const again = await client.callTool({ name: 'set_api_key', arguments: {} });
+    expect(textOf(again)).toBe('Key saved (13 characters).');
+    await context.close();
+    await client.close();
+  }, 90_000);
+
+  it('ask.url on both eras: opened in the inbox, the ask is accepted', async () => {
+    waitingNow.length = 0;
+    const legacy = await clientWithoutElicitation('legacy');
+    const held = legacy.callTool({ name: 'open_docs', arguments: {} });
+    const q = await questionWaits(1);
+    const one = await openInBrowser(q.url);
+    expect(textOf(await held)).toBe('docs: accept');
+    await one.close();
+    await legacy.close();
+
+    const modern = await clientWithoutElicitation('modern');
+    const first = await modern.callTool({ name: 'open_docs', arguments: {} });
+    expect(first._meta?.['elicit/inbox']).toBeDefined();
+    const two = await openInBrowser(`${base}/elicit/inbox`);
+    expect(textOf(await modern.callTool({ name: 'open_docs', arguments: {} }))).toBe(
+      'docs: accept',
+    );
+    await two.close();
+    await modern.close();
+  }, 90_000);
+});
