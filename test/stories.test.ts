@@ -22,7 +22,10 @@ const stories = {
   connect: '3 meetings for ada: 09:30 Standup; 12:00 Lunch with Ada; 16:00 Design review',
 } as const;
 
-const SERVER_START_MS = 20_000;
+// Twelve servers start side by side, each about a second of CPU before it prints its URL: on
+// two cores shared with other work (load ~20) one can take well over 20 s to be scheduled
+// through its start. A server that never prints still fails.
+const SERVER_START_MS = 45_000;
 const CLIENT_MS = 60_000;
 
 /** Starts a story's server and resolves with the MCP URL it prints first. */

@@ -113,7 +113,9 @@ describe('elicit connect follows tasks', () => {
     const events = await start();
     await choose('confirm');
     await waitFor('Delete the file?');
-    keys('y');
+    // The question's message is printed before its Yes/No choice is up; keys sent before that
+    // reach a terminal still in line mode (Enter arrives as a newline, which no prompt takes).
+    await waitFor('● Yes');
     keys('Enter');
     const review = await waitFor(/Send this to task-fixture\?|answer:/);
     if (review.includes('Send this to')) keys('s');
