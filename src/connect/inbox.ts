@@ -172,8 +172,8 @@ function answerOf(
   if (body.action === 'decline' || body.action === 'cancel')
     return { answer: { action: body.action } };
   if (body.action === 'accept' && isObject(body.content))
-    return { answer: { action: 'accept', content: body.content as Json }, mode: 'form' };
-  if (body.action === 'opened') return { answer: { action: 'accept' }, mode: 'url' };
+    return { answer: { action: 'accept', content: body.content }, mode: 'form' };
+  if (body.action === 'opened') return { answer: { action: 'opened' }, mode: 'url' };
   return undefined;
 }
 

@@ -25,6 +25,7 @@ import type { AddressInfo } from 'node:net';
 import { ElicitError } from '../errors.ts';
 import { type MessageBus, memoryBus } from '../kernel/bus.ts';
 import { ELICIT_GATEWAY_HOLDER_LOST, ELICIT_GATEWAY_INBOX_CONFIG } from '../kernel/error-codes.ts';
+import type { InboxAnswer } from '../kernel/inbox.ts';
 import { inboxPageScript } from '../kernel/inbox-script.ts';
 import type { Json, Store } from '../kernel/store.ts';
 import { isLoopbackHost } from '../server/internal.ts';
@@ -99,11 +100,8 @@ export type InboxQuestion = InboxAsk & {
   readonly failed?: { readonly code: string; readonly message: string };
 };
 
-/** A form's answer, or `opened` when the person opened a URL page from the inbox. */
-export type InboxAnswer =
-  | { readonly action: 'accept'; readonly content: Record<string, unknown> }
-  | { readonly action: 'opened' }
-  | { readonly action: 'decline' | 'cancel' };
+/** What the person did on the page (one declaration with the connect pages' inbox). */
+export type { InboxAnswer } from '../kernel/inbox.ts';
 
 /** A question of the inbox can no longer be answered (its `code` says why). */
 export class InboxError extends ElicitError {}

@@ -255,7 +255,9 @@ export function waitForAnswer(
 export function responseOf(record: InboxRecord): unknown {
   const answer = record.answer;
   if (answer === undefined) return { action: 'cancel' };
+  // A URL page opened is URL mode's accept, which carries no content.
+  if (answer.action === 'opened') return { action: 'accept' };
   return answer.action === 'accept'
-    ? { action: 'accept', content: answer.content ?? {} }
+    ? { action: 'accept', content: answer.content }
     : { action: answer.action };
 }

@@ -3,6 +3,7 @@
  * more. The server codes against this; elicit/connect implements it (`createConnectStack`,
  * `createConnectApp`), so the server never imports the connect pages.
  */
+import type { InboxAnswer } from '../kernel/inbox.ts';
 import type { Json, Store } from '../kernel/store.ts';
 
 export type RecordPurpose = 'connect' | 'secret';
@@ -94,11 +95,8 @@ export interface UrlPort {
 /** How a question in the inbox stands: waiting, answered on the page, or past its lifetime. */
 export type InboxStatus = 'pending' | 'answered' | 'expired';
 
-/** What the person did on the inbox page (checked against the form by the server, not here). */
-export interface InboxAnswer {
-  readonly action: 'accept' | 'decline' | 'cancel';
-  readonly content?: Json;
-}
+/** What the person did on the inbox page (one declaration with the gateway's inbox). */
+export type { InboxAnswer } from '../kernel/inbox.ts';
 
 /**
  * A question the client could not be asked, shown on the connect pages' inbox

@@ -409,7 +409,7 @@ export class ReplayEngine implements Engine {
     const record = found?.elicitationId;
     if (found?.status === 'answered' && record !== undefined && !ib.used.includes(found.id)) {
       const action = found.answer?.action;
-      if (action !== 'accept') {
+      if (action !== 'opened') {
         ib.used.push(found.id);
         await records.finish(record, 'declined');
         return { outcome: action === 'decline' ? 'decline' : 'cancel' };
