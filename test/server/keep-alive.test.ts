@@ -24,22 +24,25 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await s.close();
 });
 
+/** How often the slow app's keep-alive progress goes out. */
+const KEEP_ALIVE_MS = 50;
+
 /** `slow` reports its own progress around one ask, as slow_count does in the demo. */
 function slowApp() {
-  return createServer({ name: 'slow', version: '1', limits: { progressEveryMs: 40 } }).tool(
-    'slow',
-    {},
-    async (_args, ask) => {
-      const report = (progress: number) =>
-        ask.progress(progress, { total: 3, message: `step ${progress}` });
-      await report(1);
-      const r = await ask.form('name', NAME, { message: 'Name?' });
-      // Lower than the keep-alives already sent: lifted above them, never sent out of order.
-      await report(1);
-      await report(2);
-      return r.action === 'accept' ? `hello ${r.content.name}` : r.action;
-    },
-  );
+  return createServer({
+    name: 'slow',
+    version: '1',
+    limits: { progressEveryMs: KEEP_ALIVE_MS },
+  }).tool('slow', {}, async (_args, ask) => {
+    const report = (progress: number) =>
+      ask.progress(progress, { total: 3, message: `step ${progress}` });
+    await report(1);
+    const r = await ask.form('name', NAME, { message: 'Name?' });
+    // Lower than the keep-alives already sent: lifted above them, never sent out of order.
+    await report(1);
+    await report(2);
+    return r.action === 'accept' ? `hello ${r.content.name}` : r.action;
+  });
 }
 
 /** A 2025-11-25 SDK client whose person answers after `answerAfterMs`. */
@@ -66,11 +69,15 @@ async function serve(app: ReturnType<typeof slowApp>): Promise<URL> {
 describe('progress keep-alive on legacy sessions', () => {
   it('keeps a client with a short, progress-reset timeout waiting past that timeout', async () => {
     const url = await serve(slowApp());
-    const client = await patientClient(url, 600);
+    // The timeout is many keep-alive intervals long, so that a loaded machine stalling this
+    // process (server and client share it) for most of a second does not let it run out between
+    // two keep-alives; the person takes more than twice the timeout.
+    const timeout = 1500;
+    const client = await patientClient(url, 2 * timeout + 200);
     const seen: { progress: number; total?: number; message?: string }[] = [];
     const result = await client.callTool(
       { name: 'slow', arguments: {} },
-      { timeout: 200, resetTimeoutOnProgress: true, onprogress: (p) => void seen.push(p) },
+      { timeout, resetTimeoutOnProgress: true, onprogress: (p) => void seen.push(p) },
     );
     expect(result.content).toEqual([{ type: 'text', text: 'hello Ada' }]);
     const values = seen.map((p) => p.progress);
