@@ -28,7 +28,7 @@ import type { TaskHost } from './engines/task.ts';
 import { checkLimits } from './errors.ts';
 import { Faults } from './faults.ts';
 import { type Era, type Gate, installGate } from './gate.ts';
-import { type Inbox, type InboxSettings, resolveInbox } from './inbox.ts';
+import { type InboxSettings, type ResolvedInbox, resolveInbox } from './inbox.ts';
 import { MEMORY_ONCE_ENTRIES, type OnceStore } from './once-store.ts';
 import { PendingAsks } from './pending.ts';
 import {
@@ -216,7 +216,7 @@ function defined<T extends Record<string, unknown>>(obj: T): Partial<T> {
 export class ElicitServer {
   readonly options: ElicitServerOptions;
   /** @internal The inbox for forms the client cannot show, when configured. */
-  readonly inbox: Inbox | undefined;
+  readonly inbox: ResolvedInbox | undefined;
   readonly limits: AskLimits;
   readonly sealer: Sealer;
   readonly once: OnceStore;

@@ -50,7 +50,7 @@ export interface InboxWaiting {
 }
 
 /** The inbox a server uses: the port, the caps and the lifetime, resolved once. */
-export interface Inbox {
+export interface ResolvedInbox {
   readonly port: InboxPort;
   readonly server: string;
   readonly waitMs: number;
@@ -113,7 +113,7 @@ export function resolveInbox(
   port: InboxPort | undefined,
   server: string,
   timeoutMs: number,
-): Inbox | undefined {
+): ResolvedInbox | undefined {
   if (settings === undefined) return undefined;
   if (port === undefined) throw new InboxConfigError();
   return {
@@ -131,7 +131,7 @@ export function resolveInbox(
  * (`<elicit-url-consent>` shows it with its analysis; `elicitationId`: the URL-mode record behind
  * it, for `ask.connect` and `ask.secret`).
  */
-export type InboxQuestion =
+export type InboxRequest =
   | { readonly message: string; readonly requestedSchema: object }
   | { readonly message: string; readonly url: string; readonly elicitationId?: string };
 
@@ -145,11 +145,11 @@ export function inboxCall(identity: string, key: string): string {
 
 /** A new waiting question (InboxFullError past a cap); `onWaiting` is told. */
 export async function createQuestion(
-  inbox: Inbox,
+  inbox: ResolvedInbox,
   principal: string,
   call: string,
   tool: string,
-  question: InboxQuestion,
+  question: InboxRequest,
 ): Promise<InboxRecord> {
   const made = await inbox.port.create(
     {
@@ -204,7 +204,7 @@ const WAIT = 'An inbox wait reading its question';
  * rejects: a failing store is told once to `faults` and read again every quarter second.
  */
 export function waitForAnswer(
-  inbox: Inbox,
+  inbox: ResolvedInbox,
   bus: {
     subscribe(listener: (event: { readonly id: string }) => void): () => void;
   },

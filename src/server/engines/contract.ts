@@ -12,7 +12,7 @@
 import type { ClientCapabilities, InputRequest } from '@modelcontextprotocol/server';
 import type { Json } from '../../kernel/store.ts';
 import type { AskLimits } from '../ask.ts';
-import type { InboxQuestion } from '../inbox.ts';
+import type { InboxRequest } from '../inbox.ts';
 import type { UrlStepResult } from '../url-mode.ts';
 import type { RecordPurpose } from '../url-port.ts';
 
@@ -73,7 +73,7 @@ export interface Engine {
    * holds the call until the page's answer comes; the replay engine takes an answer the page
    * already gave this call, or ends the call with the link (SUSPEND, the runner makes the result).
    */
-  readonly inbox?: (key: string, question: InboxQuestion, receiver: Receiver) => Promise<unknown>;
+  readonly inbox?: (key: string, question: InboxRequest, receiver: Receiver) => Promise<unknown>;
   /** `ask.background()`: the replay engine escalates the call to a task (ESCALATE); others go on. */
   background(): Promise<void>;
 }

@@ -20,10 +20,10 @@ import { AskAbandonedError, AskTimeoutError, ElicitationUnsupportedError } from 
 import type { Faults } from '../faults.ts';
 import {
   createQuestion,
-  type Inbox,
   InboxExpiredError,
-  type InboxQuestion,
+  type InboxRequest,
   inboxCall,
+  type ResolvedInbox,
   responseOf,
   waitForAnswer,
   waitingText,
@@ -49,7 +49,7 @@ export interface PushServer {
   /** Where failures of work outside the request (a URL-mode wait's poll) are told. */
   readonly faults: Faults;
   /** The inbox for forms the client cannot show (createServer's `inbox`), if any. */
-  readonly inbox?: Inbox | undefined;
+  readonly inbox?: ResolvedInbox | undefined;
 }
 
 /** The `ask` of one pushed call, and `end`, called once the call has ended (by any path). */
@@ -290,10 +290,10 @@ class PushEngine implements Engine {
    * it is answered, expires, or the call ends.
    */
   async #inboxAnswer(
-    inbox: Inbox,
+    inbox: ResolvedInbox,
     bus: CompletionPort,
     key: string,
-    question: InboxQuestion,
+    question: InboxRequest,
   ): Promise<unknown> {
     const record = await createQuestion(
       inbox,

@@ -16,7 +16,13 @@ import {
   ReplayError,
 } from '../errors.ts';
 import type { Faults } from '../faults.ts';
-import { createQuestion, type Inbox, type InboxQuestion, inboxCall, responseOf } from '../inbox.ts';
+import {
+  createQuestion,
+  type InboxRequest,
+  inboxCall,
+  type ResolvedInbox,
+  responseOf,
+} from '../inbox.ts';
 import { type OnceStore, OnceStoreFullError, OnceStoreUnavailableError } from '../once-store.ts';
 import type { PendingAsks } from '../pending.ts';
 import {
@@ -94,7 +100,7 @@ export interface ReplayHost {
   /** Where failures of work outside the request (a URL-mode wait's poll) are told. */
   readonly faults: Faults;
   /** The inbox for forms the client cannot show (createServer's `inbox`), if any. */
-  readonly inbox?: Inbox | undefined;
+  readonly inbox?: ResolvedInbox | undefined;
 }
 
 /** One run of a handler: the request's part (the host's is shared by every run). */
@@ -121,7 +127,7 @@ export interface Run {
 
 /** A run's use of the inbox: what it needs to find its questions, and what it found. */
 export interface InboxRun {
-  readonly inbox: Inbox;
+  readonly inbox: ResolvedInbox;
   /** The tool called (the page names it). */
   readonly name: string;
   /** The call's binding (principal, method, name, canonical arguments): `inboxCall` hashes it. */
@@ -251,7 +257,7 @@ export class ReplayEngine implements Engine {
   async #viaInbox(
     ib: InboxRun,
     key: string,
-    question: InboxQuestion,
+    question: InboxRequest,
     receiver: Receiver,
   ): Promise<unknown> {
     const { principal } = this.run;

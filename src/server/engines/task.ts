@@ -28,10 +28,10 @@ import { AskAbandonedError, RoundsExceededError } from '../errors.ts';
 import type { Faults } from '../faults.ts';
 import {
   createQuestion,
-  type Inbox,
   InboxExpiredError,
-  type InboxQuestion,
+  type InboxRequest,
   inboxCall,
+  type ResolvedInbox,
   responseOf,
   waitForAnswer,
   waitingText,
@@ -433,10 +433,10 @@ class TaskEngine extends ReplayEngine {
   }
 
   async #waitInbox(
-    inbox: Inbox,
+    inbox: ResolvedInbox,
     bus: CompletionPort,
     key: string,
-    question: InboxQuestion,
+    question: InboxRequest,
     receiver: Receiver,
   ): Promise<unknown> {
     const { run } = this;
