@@ -111,8 +111,9 @@ if (gatewayEra !== undefined && gatewayEra !== 'legacy' && gatewayEra !== 'moder
   console.error('--gateway takes legacy or modern (the era the gateway speaks to the server)');
   process.exit(2);
 }
-// Through the gateway: the elicitation and input-required scenarios (not tasks, which the
-// gateway does not bridge, nor the client leg or the server's own DNS-rebinding checks).
+// Through the gateway: the elicitation and input-required scenarios. Not run through it: the
+// tasks scenarios (the gateway's task bridging has its own tests in test/gateway), the client
+// leg, and the server's own DNS-rebinding checks.
 const selected =
   gatewayEra === undefined
     ? jobs
