@@ -12,6 +12,9 @@
  *   arguments and key. Records a finished call used are removed, so an answer counts for one
  *   completed call.
  * Either way the answer is judged as every answer is (schema, refine, re-asked with reasons).
+ * A URL page (`ask.url`, `ask.connect`, `ask.secret` of a client without URL mode) waits the
+ * same way; opening it on the page is its accept, after which the engines' URL steps wait for
+ * the URL-mode record as they do for a client that accepted the link.
  */
 import { createHash } from 'node:crypto';
 import { ElicitError } from '../errors.ts';

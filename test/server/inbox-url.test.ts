@@ -3,7 +3,8 @@
  * tool using ask.secret (or ask.url); with `createServer({ connect, inbox })` the page waits on
  * the connect pages' inbox, shown by <elicit-url-consent> with its elicit/url analysis. Chromium
  * signs in, opens it there, types the secret on the page it opened, and the call completes: held
- * open on a 2025 session, ended with the link and completed by the same call again at 2026-07-28.
+ * open on a 2025 session, ended with the link and completed by the same call again at 2026-07-28,
+ * a task waiting for the page and then the record with the tasks extension.
  */
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +22,8 @@ import {
 } from '../../src/server/index.ts';
 import { memoryStore } from '../../src/store/index.ts';
 import { launchBrowser, passDevLogin } from '../support/browser.ts';
+import { MODERN_META } from '../support/kit.ts';
+import { resultText, rpc, TASKS, until } from '../support/tasks.ts';
 
 let http: Server;
 let base: string;
@@ -48,6 +51,10 @@ beforeAll(async () => {
   })
     .tool('set_api_key', {}, async (_args, ask) => {
       const s = await ask.secret('weather_api_key', { label: 'Weather API key', fresh: true });
+      return s.action === 'accept' ? `Key saved (${s.value.length} characters).` : s.action;
+    })
+    .tool('set_api_key_later', { task: 'optional' }, async (_args, ask) => {
+      const s = await ask.secret('later_key', { label: 'Later key', fresh: true });
       return s.action === 'accept' ? `Key saved (${s.value.length} characters).` : s.action;
     })
     .tool('open_docs', {}, async (_args, ask) => {
@@ -145,6 +152,53 @@ describe('createServer({ inbox }): URL asks a client cannot receive wait on the 
     const context = await openInBrowser(meta.url, 'wx-key-abcdef');
     const again = await client.callTool({ name: 'set_api_key', arguments: {} });
     expect(textOf(again)).toBe('Key saved (13 characters).');
+    await context.close();
+    await client.close();
+  }, 90_000);
+
+  it('2026-07-28 with the tasks extension: the task waits for the page, then for the record', async () => {
+    waitingNow.length = 0;
+    const mcp = new URL('/mcp', base);
+    const meta = {
+      ...MODERN_META,
+      'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
+    };
+    const made = await rpc(
+      mcp,
+      'tools/call',
+      { name: 'set_api_key_later', arguments: {} },
+      { meta },
+    );
+    const taskId = String(made.result?.taskId);
+    expect(made.result?.resultType).toBe('task');
+    const q = await questionWaits(1);
+    await until(mcp, taskId, 'working');
+    const context = await openInBrowser(q.url, 'later-key-0123');
+    const done = await until(mcp, taskId, 'completed');
+    expect(resultText(done)).toBe('Key saved (14 characters).');
+    await context.close();
+  }, 90_000);
+
+  it('2026-07-28: declined in the inbox, the same call again gets the decline; the next one asks anew', async () => {
+    waitingNow.length = 0;
+    const client = await clientWithoutElicitation('modern');
+    const args = { attempt: 'decline' };
+    const first = await client.callTool({ name: 'set_api_key', arguments: args });
+    expect(first._meta?.['elicit/inbox']).toBeDefined();
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${base}/elicit/inbox`);
+    await passDevLogin(page);
+    const consent = 'section:last-of-type >> elicit-url-consent';
+    await page.waitForSelector(`${consent} >> [part=decline]`);
+    await page.waitForTimeout(600);
+    await page.click(`${consent} >> [part=decline]`);
+    await page.waitForSelector('text=Sent.');
+    expect(textOf(await client.callTool({ name: 'set_api_key', arguments: args }))).toBe('decline');
+    // The declined question was used by that call: the next call puts a new one in the inbox.
+    const next = await client.callTool({ name: 'set_api_key', arguments: args });
+    expect(next._meta?.['elicit/inbox']).toBeDefined();
+    expect(waitingNow).toHaveLength(2);
     await context.close();
     await client.close();
   }, 90_000);
