@@ -39,6 +39,27 @@ describe('SQLite store opened by several processes at once', () => {
   });
 });
 
+describe('SQLite store opened while another connection writes', () => {
+  it('waits for the lock to switch the file to WAL instead of failing at once', async () => {
+    const { DatabaseSync } = await import('node:sqlite');
+    const path = join(mkdtempSync(join(tmpdir(), 'elicit-sqlite-lock-')), 'held.db');
+    // A file still in rollback mode (as a new one is) with a write under way: SQLite does not
+    // call the busy handler for the switch's lock, so only the store's own retry waits for it.
+    const holder = new DatabaseSync(path);
+    holder.exec('CREATE TABLE other (x)');
+    holder.exec('BEGIN IMMEDIATE');
+    holder.exec('INSERT INTO other VALUES (1)');
+    const heldMs = 300;
+    setTimeout(() => holder.exec('COMMIT'), heldMs);
+    const started = Date.now();
+    const store = await sqliteStore({ path });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(heldMs - 20);
+    expect(await store.create('k', 1, { ttlMs: 60_000 })).toBe(true);
+    await store.close();
+    holder.close();
+  });
+});
+
 describe('SQLite store schema', () => {
   it('a file of the first shape (tags without expiry) is migrated: records, tags and counts kept', async () => {
     const { DatabaseSync } = await import('node:sqlite');
