@@ -69,24 +69,42 @@ export async function runGateway(o: GatewayCliOptions): Promise<number> {
       `the inbox is shared through ${new URL(o.store).protocol.slice(0, -1)} with every replica on it.`,
     );
   }
+  // The inbox, once started: the notify command mints links with it.
+  let started: Inbox | undefined;
   const inbox =
     o.inbox === true
       ? await Inbox.start({
           ...(shared === undefined ? {} : { store: shared.store, bus: shared.bus }),
           ...(o.inboxListen === undefined ? {} : o.inboxListen),
           ...(o.inboxUrl === undefined ? {} : { publicUrl: o.inboxUrl }),
-          onWaiting: (q) => {
+          onWaiting: (q, principal) => {
             note(`a question from ${q.server} (${q.tool}) waits in the inbox.`);
             const [cmd, ...args] = o.notify ?? [];
-            if (cmd !== undefined)
-              spawn(cmd, [...args, q.server, q.tool, q.message.slice(0, 200)], {
-                stdio: 'ignore',
-              })
-                .on('error', (e) => note(`--notify failed: ${e.message}`))
-                .unref();
+            if (cmd === undefined || started === undefined) return;
+            // The command is how a person who is not at this terminal (a principal behind
+            // --listen) learns of the question: it gets a one-time link minted for the
+            // question's principal, which signs one browser in as that principal only.
+            started.link(principal).then(
+              (link) =>
+                spawn(cmd, [...args, q.server, q.tool, q.message.slice(0, 200)], {
+                  stdio: 'ignore',
+                  env: {
+                    ...process.env,
+                    ELICIT_INBOX_LINK: link,
+                    ELICIT_INBOX_PRINCIPAL: principal,
+                  },
+                })
+                  .on('error', (e) => note(`--notify failed: ${e.message}`))
+                  .unref(),
+              (e: unknown) =>
+                note(
+                  `--notify not run: no link could be made (${e instanceof Error ? e.message : String(e)})`,
+                ),
+            );
           },
         })
       : undefined;
+  started = inbox;
   if (inbox !== undefined)
     note(
       `questions your host cannot show wait at ${await inbox.link()} (a one-time link: open it once, in your browser)`,

@@ -92,7 +92,8 @@ Options:
   --inbox                    forms the host cannot show wait on a loopback web page; its
                              one-time link is printed to stderr
   --notify "<command>"       run a command when a question waits (with server, tool and
-                             message as arguments; no shell); implies --inbox
+                             message as arguments, and a one-time inbox link for the
+                             question's person in ELICIT_INBOX_LINK; no shell); implies --inbox
   --store <url>              share the inbox with every gateway replica on this store
                              (redis://… or postgres://…); implies --inbox
   --store-prefix <name>      Redis key prefix or PostgreSQL schema for this deployment
