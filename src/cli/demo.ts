@@ -5,7 +5,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { startDemo } from '../demo/internal.ts';
-import { runHost } from './connect.ts';
+import { runHost } from './host/run.ts';
 
 export async function runDemo(options: {
   era: 'auto' | 'legacy' | 'modern';

@@ -12,7 +12,7 @@ import type { ScriptedAnswer } from '../client/index.ts';
 import { ElicitError } from '../errors.ts';
 import { ELICIT_CLI_USAGE } from '../kernel/error-codes.ts';
 import type { Revision } from '../schema/index.ts';
-import type { LogLevel, Target } from './connect.ts';
+import type { LogLevel, Target } from './host/run.ts';
 
 const HELP: Record<string, string> = {
   main: `elicit: complete and safe MCP elicitation
@@ -181,7 +181,7 @@ async function host(argv: string[]): Promise<number> {
   const headers: Record<string, string> = {};
   const [{ LOG_LEVELS, runHost }, { HostError }, { parseEnvAssignment, parseHeader, readEnvFile }] =
     await Promise.all([
-      import('./connect.ts'),
+      import('./host/run.ts'),
       import('./host/errors.ts'),
       import('./host/transport.ts'),
     ]);

@@ -42,8 +42,8 @@ const NEVER_REJECTS: readonly { file: string; starts: string | RegExp; why: stri
     why: 'then with both handlers; end() only writes the entry',
   },
   {
-    file: 'src/cli/connect.ts',
-    starts: 'link.close().finally(() => process.exit(130))',
+    file: 'src/cli/host/run.ts',
+    starts: 'h.link.close().finally(() => process.exit(130))',
     why: 'the process exits in finally, before any rejection could be reported',
   },
   {

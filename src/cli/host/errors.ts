@@ -6,9 +6,17 @@
 
 import { inert } from '../../client/index.ts';
 import { ElicitError } from '../../errors.ts';
+import { ELICIT_HOST_CANCELLED } from '../../kernel/error-codes.ts';
 
 /** A connect or call failure with its cause in words. */
 export class HostError extends ElicitError {}
+
+/** The person cancelled the call (Ctrl-C, or Cancel while a URL-mode page was open). */
+export class Cancelled extends ElicitError {
+  constructor() {
+    super(ELICIT_HOST_CANCELLED, 'The call was cancelled; the server was told to stop.');
+  }
+}
 
 /** What the host knows about a stdio child when something fails. */
 export interface ChildState {
