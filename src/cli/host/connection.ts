@@ -12,11 +12,20 @@ import { FrameTap } from './above.ts';
 import { describeFailure, HostError } from './errors.ts';
 import { Keys } from './keys.ts';
 import { HOST_LIMITS, type HostLimits } from './limits.ts';
-import { Link } from './link.ts';
+import { Link, type ListKind } from './link.ts';
 import { type HostOptions, LOG_LEVELS, type LogLevel } from './options.ts';
 import { writeReply } from './reply.ts';
 import { rootOf } from './roots.ts';
-import { flush, type Host, type Named, out, say, signInHint, type Template } from './state.ts';
+import {
+  type Host,
+  type Named,
+  out,
+  promptEnd,
+  promptStart,
+  say,
+  signInHint,
+  type Template,
+} from './state.ts';
 import { StatusLine } from './status.ts';
 import { type HostUi, hostRenderer } from './url-wait.ts';
 
@@ -54,22 +63,8 @@ export async function createHost(o: HostOptions): Promise<Host> {
     interactive: o.interactive,
     io,
     limits,
-    promptStart() {
-      h.prompting++;
-      h.active?.timer.pause();
-      status.suspend();
-      keys.pause();
-    },
-    promptEnd() {
-      h.prompting = Math.max(0, h.prompting - 1);
-      if (h.prompting > 0) return;
-      flush(h);
-      if (h.active !== undefined) {
-        h.active.timer.resume();
-        keys.resume();
-      }
-      status.resume();
-    },
+    promptStart: () => promptStart(h),
+    promptEnd: () => promptEnd(h),
     say: (line) => say(h, line),
     status: (text) => status.set(text),
     active: () => h.active,
@@ -121,43 +116,59 @@ export async function createHost(o: HostOptions): Promise<Host> {
       headers: o.headers,
       authProvider: auth,
       onSigningIn: () => status.set('waiting for you to sign in in your browser…'),
-      onStderr: (line) => {
-        if (!o.interactive) (o.errorOutput ?? process.stderr).write(`${line}\n`);
-        else if (h.active !== undefined || status.text !== '')
-          say(h, dim(`server stderr│ ${inert(line, 300, false)}`));
-      },
-      onLog: ({ level, logger, data }) => {
-        const at = LOG_LEVELS.indexOf(level as LogLevel);
-        if (at !== -1 && at < threshold) return;
-        const text = typeof data === 'string' ? data : JSON.stringify(data);
-        say(
-          h,
-          `[${inert(level, 12, false)}]${logger === undefined ? '' : ` ${inert(logger, 60, false)}:`} ${inert(text, 1000)}`,
-        );
-      },
-      onListChanged: (kind, items) => {
-        h.lists[kind] = items as Named[];
-        say(h, `The server's ${kind} changed: ${items.length} now.`);
-        h.menu?.abort();
-      },
+      onStderr: (line) => serverStderr(h, line),
+      onLog: (message) => serverLog(h, message, threshold),
+      onListChanged: (kind, items) => listChanged(h, kind, items as Named[]),
       sampling: {
         // Scripted runs decline: no one is there to write a reply.
         reply: o.interactive ? (view, signal) => writeReply(h, view, signal) : undefined,
         model: 'a person at elicit host',
       },
       roots,
-      onClosed: () => {
-        if (h.link.isStdio) {
-          const child = h.link.child();
-          say(
-            h,
-            `The server process ended${child?.exitCode != null ? ` (exit code ${child.exitCode})` : child?.signal != null ? ` (${child.signal})` : ''}.`,
-          );
-        }
-      },
+      onClosed: () => serverClosed(h),
     }),
   };
   return h;
+}
+
+/** A line the stdio server wrote to stderr: shown while something runs (scripted: passed on). */
+function serverStderr(h: Host, line: string): void {
+  if (!h.o.interactive) (h.o.errorOutput ?? process.stderr).write(`${line}\n`);
+  else if (h.active !== undefined || h.status.text !== '')
+    say(h, h.dim(`server stderr│ ${inert(line, 300, false)}`));
+}
+
+/** A server log message at or above the threshold (unknown levels always shown). */
+function serverLog(
+  h: Host,
+  { level, logger, data }: { level: string; logger?: string; data: unknown },
+  threshold: number,
+): void {
+  const at = LOG_LEVELS.indexOf(level as LogLevel);
+  if (at !== -1 && at < threshold) return;
+  const text = typeof data === 'string' ? data : JSON.stringify(data);
+  say(
+    h,
+    `[${inert(level, 12, false)}]${logger === undefined ? '' : ` ${inert(logger, 60, false)}:`} ${inert(text, 1000)}`,
+  );
+}
+
+/** The server's tools, prompts or resources changed: the menu is drawn again with them. */
+function listChanged(h: Host, kind: ListKind, items: Named[]): void {
+  h.lists[kind] = items;
+  say(h, `The server's ${kind} changed: ${items.length} now.`);
+  h.menu?.abort();
+}
+
+/** The connection closed: a stdio server's exit is told. */
+function serverClosed(h: Host): void {
+  if (h.link.isStdio) {
+    const child = h.link.child();
+    say(
+      h,
+      `The server process ended${child?.exitCode != null ? ` (exit code ${child.exitCode})` : child?.signal != null ? ` (${child.signal})` : ''}.`,
+    );
+  }
 }
 
 /** Connects (or reconnects from the menu) and lists what the server offers; false on failure. */

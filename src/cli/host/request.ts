@@ -41,6 +41,24 @@ export async function callTool(
   return h.link.elicit.callTool({ name, arguments: args }, { ...options, asTask: needsTask(tool) });
 }
 
+/** One send of a request: its abort, its idle timer, the call the screens see, and why it ended. */
+interface Attempt {
+  readonly controller: AbortController;
+  /** Aborted when the attempt ends: every screen of the call closes with it. */
+  readonly ended: AbortController;
+  readonly timer: IdleTimer;
+  readonly call: RunningCall;
+  cancelled: boolean;
+  timedOut: boolean;
+}
+
+/** What a request keeps across its attempts. */
+interface Following {
+  /** The task this call became, if any: kept across reconnects. */
+  taskId: string | undefined;
+  reconnects: number;
+}
+
 /**
  * One request with everything around it: status line, progress bar, the idle timeout, Ctrl-C
  * and `c` to cancel (sent to the server as notifications/cancelled, or tasks/cancel for a
@@ -53,10 +71,8 @@ export async function request<T>(
   label: string,
   send: (options: RequestOptions & TaskCallOptions) => Promise<T>,
 ): Promise<T> {
-  const { link, status, keys, limits } = h;
-  // The task this call became, if any: kept across reconnects.
-  let taskId: string | undefined;
-  let reconnects = 0;
+  const { link, status } = h;
+  const follow: Following = { taskId: undefined, reconnects: 0 };
   for (let attempt = 0; ; attempt++) {
     if (!link.alive) {
       if (link.isStdio && h.o.interactive)
@@ -64,15 +80,37 @@ export async function request<T>(
       status.set(link.isStdio ? 'restarting server…' : 'reconnecting…');
       await link.reopen();
     }
-    const controller = new AbortController();
-    const ended = new AbortController();
-    let cancelled = false;
-    let timedOut = false;
-    const timer = new IdleTimer(limits.callTimeoutMs, () => {
-      timedOut = true;
-      controller.abort();
-    });
-    const call: RunningCall = {
+    const a = startAttempt(h, label);
+    const options = callOptions(h, label, a, follow);
+    try {
+      if (follow.taskId !== undefined)
+        return (await link.elicit.resumeTask(follow.taskId, options)) as T;
+      return await send(options);
+    } catch (error) {
+      // Throws unless the request is to be sent (or its task followed) again.
+      await recover(h, error, a, follow, attempt);
+    } finally {
+      await endAttempt(h, a);
+    }
+  }
+}
+
+/** An attempt begins: it is the active call, on the status line, with the keys that cancel it. */
+function startAttempt(h: Host, label: string): Attempt {
+  const link = h.link;
+  const controller = new AbortController();
+  const ended = new AbortController();
+  const timer = new IdleTimer(h.limits.callTimeoutMs, () => {
+    a.timedOut = true;
+    controller.abort();
+  });
+  const a: Attempt = {
+    controller,
+    ended,
+    timer,
+    cancelled: false,
+    timedOut: false,
+    call: {
       label,
       signal: controller.signal,
       ended: ended.signal,
@@ -80,91 +118,119 @@ export async function request<T>(
       pages: new Map(),
       timer,
       cancel: () => {
-        cancelled = true;
+        a.cancelled = true;
         controller.abort();
       },
       retryNow: () => link.elicit.retryNow(),
       pendingCount: () => link.elicit.pending.size,
-    };
-    h.active = call;
-    status.set(`${label}…  (Ctrl-C cancels)`);
-    keys.on((key) => {
-      if (key === '\u0003') {
-        h.interrupts++;
-        if (cancelled || h.interrupts >= 2) {
-          h.interrupts = 2;
-          controller.abort();
-        } else {
-          say(h, 'Cancelling… (Ctrl-C again quits)');
-          call.cancel();
-        }
-      } else if (key === 'c' || key === '\u001b') call.cancel();
-    });
-    const options: RequestOptions & TaskCallOptions = {
-      signal: controller.signal,
-      timeout: NO_SDK_TIMEOUT,
-      onprogress: (progress) => {
-        timer.reset();
-        const message =
-          typeof progress.message === 'string' ? ` ${inert(progress.message, 80, false)}` : '';
-        status.set(`${label} ${progressBar(progress.progress, progress.total)}${message}`);
-      },
-      onTask: (task) => {
-        // Each poll is the server answering: the idle timer only watches for silence.
-        timer.reset();
-        if (taskId === undefined)
-          say(h, h.dim(`${label}: running as task ${inert(task.taskId, 80, false)}`));
-        taskId = task.taskId;
-        status.set(`${label} [task ${describeTask(task)}]  (Ctrl-C cancels)`);
-      },
-    };
-    try {
-      if (taskId !== undefined) return (await link.elicit.resumeTask(taskId, options)) as T;
-      return await send(options);
-    } catch (error) {
-      if (cancelled || quitCode(h) !== undefined) throw new Cancelled();
-      if (timedOut)
-        throw new HostError(
-          ELICIT_HOST_TIMEOUT,
-          `No answer from the server within ${Math.round(limits.callTimeoutMs / 1000)} s (--timeout); the call was cancelled.`,
-        );
-      if (isAbort(error)) throw new Cancelled();
-      const dropped = isSessionGone(error) || isDisconnected(error);
-      if (taskId !== undefined && dropped && reconnects < limits.taskReconnects) {
-        // The task lives on the server: reconnect (paced) and follow it again by its id.
-        say(
-          h,
-          `The connection to the server dropped; picking task ${inert(taskId, 80, false)} up again…`,
-        );
-        status.set('reconnecting…');
-        reconnects = await reconnectPaced(h, reconnects);
-        continue;
-      }
-      if (attempt === 0 && taskId === undefined && !link.isStdio && dropped) {
-        // A restarted server no longer knows the session: a new one, and the request again
-        // (it was refused before it ran).
-        say(h, 'The server lost the session (restarted?); reconnecting…');
-        status.set('reconnecting…');
-        try {
-          await link.reopen();
-        } catch (reconnect) {
-          throw asHostError(reconnect);
-        }
-        continue;
-      }
-      throw new HostError(ELICIT_HOST_CALL, describeFailure(error, link.child()), {
-        cause: error,
-      });
-    } finally {
-      keys.off();
-      timer.stop();
-      // Every screen of the call closes with it, before anything else is shown.
-      ended.abort();
-      await Promise.allSettled([...call.screens]);
-      status.set('');
-      h.active = undefined;
+    },
+  };
+  h.active = a.call;
+  h.status.set(`${label}…  (Ctrl-C cancels)`);
+  h.keys.on((key) => callKey(h, a, key));
+  return a;
+}
+
+/** A key while the call runs: Ctrl-C cancels (twice quits), `c` or Esc cancels. */
+function callKey(h: Host, a: Attempt, key: string): void {
+  if (key === '\u0003') {
+    h.interrupts++;
+    if (a.cancelled || h.interrupts >= 2) {
+      h.interrupts = 2;
+      a.controller.abort();
+    } else {
+      say(h, 'Cancelling… (Ctrl-C again quits)');
+      a.call.cancel();
     }
+  } else if (key === 'c' || key === '\u001b') a.call.cancel();
+}
+
+/** The request's options: its abort, the progress bar, and a task's status as it runs. */
+function callOptions(
+  h: Host,
+  label: string,
+  a: Attempt,
+  follow: Following,
+): RequestOptions & TaskCallOptions {
+  const { status } = h;
+  const { timer } = a;
+  return {
+    signal: a.controller.signal,
+    timeout: NO_SDK_TIMEOUT,
+    onprogress: (progress) => {
+      timer.reset();
+      const message =
+        typeof progress.message === 'string' ? ` ${inert(progress.message, 80, false)}` : '';
+      status.set(`${label} ${progressBar(progress.progress, progress.total)}${message}`);
+    },
+    onTask: (task) => {
+      // Each poll is the server answering: the idle timer only watches for silence.
+      timer.reset();
+      if (follow.taskId === undefined)
+        say(h, h.dim(`${label}: running as task ${inert(task.taskId, 80, false)}`));
+      follow.taskId = task.taskId;
+      status.set(`${label} [task ${describeTask(task)}]  (Ctrl-C cancels)`);
+    },
+  };
+}
+
+/**
+ * A failed attempt: cancelled, timed out or failed (thrown, named), or a dropped connection the
+ * request survives: a task is followed again after a paced reconnect; a request refused because
+ * a restarted server forgot the session is sent again once.
+ */
+async function recover(
+  h: Host,
+  error: unknown,
+  a: Attempt,
+  follow: Following,
+  attempt: number,
+): Promise<void> {
+  const { link, status, limits } = h;
+  if (a.cancelled || quitCode(h) !== undefined) throw new Cancelled();
+  if (a.timedOut)
+    throw new HostError(
+      ELICIT_HOST_TIMEOUT,
+      `No answer from the server within ${Math.round(limits.callTimeoutMs / 1000)} s (--timeout); the call was cancelled.`,
+    );
+  if (isAbort(error)) throw new Cancelled();
+  const dropped = isSessionGone(error) || isDisconnected(error);
+  if (follow.taskId !== undefined && dropped && follow.reconnects < limits.taskReconnects) {
+    // The task lives on the server: reconnect (paced) and follow it again by its id.
+    say(
+      h,
+      `The connection to the server dropped; picking task ${inert(follow.taskId, 80, false)} up again…`,
+    );
+    status.set('reconnecting…');
+    follow.reconnects = await reconnectPaced(h, follow.reconnects);
+    return;
   }
+  if (attempt === 0 && follow.taskId === undefined && !link.isStdio && dropped) {
+    // A restarted server no longer knows the session: a new one, and the request again
+    // (it was refused before it ran).
+    say(h, 'The server lost the session (restarted?); reconnecting…');
+    status.set('reconnecting…');
+    try {
+      await link.reopen();
+    } catch (reconnect) {
+      throw asHostError(reconnect);
+    }
+    return;
+  }
+  throw new HostError(ELICIT_HOST_CALL, describeFailure(error, link.child()), {
+    cause: error,
+  });
+}
+
+/** An attempt ends: its keys and timer stop, its screens close, the status line clears. */
+async function endAttempt(h: Host, a: Attempt): Promise<void> {
+  h.keys.off();
+  a.timer.stop();
+  // Every screen of the call closes with it, before anything else is shown.
+  a.ended.abort();
+  await Promise.allSettled([...a.call.screens]);
+  h.status.set('');
+  h.active = undefined;
 }
 
 /**

@@ -98,6 +98,26 @@ export function flush(h: Host): void {
   while (h.prompting === 0 && h.queued.length > 0) out(h, h.queued.shift() as string);
 }
 
+/** A prompt opens: the call's timer, the status line and the call's keys wait for it. */
+export function promptStart(h: Host): void {
+  h.prompting++;
+  h.active?.timer.pause();
+  h.status.suspend();
+  h.keys.pause();
+}
+
+/** A prompt closed: once none is open, the waiting lines, then the timer, keys and status again. */
+export function promptEnd(h: Host): void {
+  h.prompting = Math.max(0, h.prompting - 1);
+  if (h.prompting > 0) return;
+  flush(h);
+  if (h.active !== undefined) {
+    h.active.timer.resume();
+    h.keys.resume();
+  }
+  h.status.resume();
+}
+
 /** One of the host's own prompts, drawn through the tap (lines arriving print above it). */
 export async function tapped<T>(h: Host, prompt: () => Promise<T>): Promise<T> {
   h.menuTap.start();
