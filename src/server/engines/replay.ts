@@ -31,7 +31,7 @@ import {
   linkMessage,
   waitForRecord,
 } from '../url-mode.ts';
-import type { RecordPurpose } from '../url-port.ts';
+import type { RecordPurpose, UrlRecord } from '../url-port.ts';
 import {
   type Engine,
   ESCALATE,
@@ -304,6 +304,23 @@ export class ReplayEngine implements Engine {
   }
 
   /**
+   * Waits for a URL record the person has opened (the spec lets the server block until the
+   * out-of-band step is done), counted among the waits and at most a minute.
+   */
+  #blockOn(settings: ConnectSettings, record: string): Promise<UrlRecord['status'] | 'timeout'> {
+    const { run } = this;
+    return run.host.waits.hold({ principal: run.principal, session: undefined }, () =>
+      waitForRecord(
+        settings,
+        record,
+        Math.min(settings.waitMs ?? 60_000, 60_000),
+        run.host.faults,
+        run.signal,
+      ),
+    );
+  }
+
+  /**
    * One URL step on 2026-07-28: the journal keeps the record id. A complete record continues; a
    * pending one whose link the person accepted is waited for (bounded), then asked again; a
    * declined or expired one ends; none yet creates the record and asks.
@@ -343,19 +360,8 @@ export class ReplayEngine implements Engine {
           return { outcome: answer };
         }
         if (answer === 'accept') {
-          // The spec lets the server block until the out-of-band step is done.
           const waiting = id;
-          const status = await host.waits.hold(
-            { principal: run.principal, session: undefined },
-            () =>
-              waitForRecord(
-                settings,
-                waiting,
-                Math.min(settings.waitMs ?? 60_000, 60_000),
-                host.faults,
-                run.signal,
-              ),
-          );
+          const status = await this.#blockOn(settings, waiting);
           if (status === 'complete') return { outcome: 'complete', record: waiting };
           if (status === 'declined') return { outcome: 'decline' };
         }
@@ -420,18 +426,8 @@ export class ReplayEngine implements Engine {
         await records.finish(record, 'declined');
         return { outcome: action === 'decline' ? 'decline' : 'cancel' };
       }
-      // Opened on the inbox page: the spec lets the server block until the step is done.
-      const status = await run.host.waits.hold(
-        { principal: run.principal, session: undefined },
-        () =>
-          waitForRecord(
-            settings,
-            record,
-            Math.min(settings.waitMs ?? 60_000, 60_000),
-            run.host.faults,
-            run.signal,
-          ),
-      );
+      // Opened on the inbox page.
+      const status = await this.#blockOn(settings, record);
       if (status === 'complete' && (await records.claim(record))) {
         ib.used.push(found.id);
         return { outcome: 'complete', record };
