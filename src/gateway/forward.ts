@@ -40,7 +40,7 @@ import {
   SchemaError,
 } from '../schema/index.ts';
 import type { Ask } from '../server/index.ts';
-import { runsAsLegacyTask } from '../server/internal.ts';
+import { runsAsLegacyTask, type TaskEnd } from '../server/internal.ts';
 import { analyzeUrl, type UrlAnalysis } from '../url/index.ts';
 import type { HeldCall, HeldCalls } from './held.ts';
 import type { Inbox } from './inbox.ts';
@@ -87,6 +87,11 @@ export interface ForwardHost {
   /** How long a page of a -32042 may take to be reported complete before the call is made again. */
   readonly pageWaitMs: number;
   principalOf(ctx: ServerContext): string;
+  /**
+   * When `ctx` is a run of a 2026-07-28 task: watches the task and calls `onEnd` when it ends;
+   * the result stops the watch. Undefined outside a task.
+   */
+  watchTask(ctx: ServerContext, onEnd: (end: TaskEnd) => void): (() => void) | undefined;
 }
 
 type Result = Record<string, unknown>;
@@ -700,6 +705,10 @@ async function answerOne(
 /** Starts the call toward a 2025 server and holds it; questions arrive as its events. */
 function startHeld(host: ForwardHost, method: CallMethod, call: Result, ctx: ServerContext) {
   const held = host.held.start(host.principalOf(ctx));
+  // A call held for a task ends with the task: parked in input_required, the task runs nothing
+  // that would notice its cancel or expiry, and nobody can answer the call any more.
+  const stop = host.watchTask(ctx, (end) => held.expire(TASK_ENDS[end]));
+  if (stop !== undefined) held.belongTo(stop);
   // The call waits while people answer: no request timeout; the held call's idle expiry ends it.
   const plain = () => send(host, method, call, ctx, held.abort.signal, 2_147_000_000);
   const running =
@@ -713,6 +722,14 @@ function startHeld(host: ForwardHost, method: CallMethod, call: Result, ctx: Ser
   );
   return held;
 }
+
+/** Why a held call ends with its task, as the server and the task's reader are told. */
+const TASK_ENDS: Readonly<Record<TaskEnd, string>> = {
+  cancelled: 'cancelled with its task (tasks/cancel)',
+  expired: 'expired with its task (its ttlMs ran out)',
+  completed: 'ended with its task',
+  failed: 'ended with its task, which failed',
+};
 
 /** Whether a 2025 server runs tools/call as 2025-11-25 tasks (its `tasks` capability says so). */
 function serverRunsTasks(host: ForwardHost): boolean {

@@ -31,7 +31,9 @@ import {
   openGate,
   type Runnable,
   stdio,
+  taskOf,
   WireMcpServer,
+  watchTask,
 } from '../server/internal.ts';
 import { type CallMethod, type ForwardHost, forward } from './forward.ts';
 import { HeldCalls, type HeldLimits } from './held.ts';
@@ -136,6 +138,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     audit: options.audit,
     inbox: options.inbox,
     principalOf: (ctx: ServerContext) => (app as GatewayApp).principalOf(ctx),
+    watchTask: (ctx, onEnd) => {
+      const task = taskOf(ctx);
+      return task === undefined
+        ? undefined
+        : watchTask((app as GatewayApp).tasks, task.id, task.principal, onEnd);
+    },
   };
 
   // What the server announces reaches every host session that can hear it.

@@ -4,7 +4,8 @@
  * next event; the downstream side reads events by index and answers them by index, so a
  * 2026-07-28 host's retries (which replay the forwarding handler from the start) read the same
  * events again and answer each question once. Bounded per principal and per process; a call
- * nobody reads for `idleMs` is cancelled upstream and forgotten.
+ * nobody reads for `idleMs` is cancelled upstream and forgotten, and a call that belongs to a
+ * task is when the task ends (forward.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { InputRequest } from '@modelcontextprotocol/server';
@@ -22,7 +23,7 @@ export interface HeldLimits {
   readonly maxHeld: number;
   /** Calls held at once for one principal; default 16. */
   readonly maxHeldPerPrincipal: number;
-  /** A held call nobody reads for this long is cancelled upstream; default 10 minutes. */
+  /** A held call nobody reads for this long is cancelled upstream (one offered as a task lives as long as the task); default 10 minutes. */
   readonly idleMs: number;
   /** Questions one call may push; default 64. */
   readonly maxQuestions: number;
@@ -56,6 +57,8 @@ export class HeldCall {
   readonly #answered = new Set<number>();
   readonly #waiters = new Map<number, Waiter[]>();
   readonly #owner: HeldCalls;
+  /** Watches on what the call belongs to (its task): stopped when the call is forgotten. */
+  readonly #watches: (() => void)[] = [];
   #timer: NodeJS.Timeout | undefined;
   #lastAsked = 0;
 
@@ -144,6 +147,7 @@ export class HeldCall {
 
   /** Keeps the call from expiring for another `idleMs`. */
   touch(): void {
+    if (this.#watches.length > 0) return;
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => this.expire(), this.#owner.limits.idleMs);
     this.#timer.unref?.();
@@ -157,10 +161,24 @@ export class HeldCall {
     this.#owner.uncount(this);
   }
 
+  /**
+   * The call belongs to something whose end ends it (a task): it no longer idles out, as the
+   * task promised its reader its own lifetime; `stop` ends the watch once the call is forgotten.
+   */
+  belongTo(stop: () => void): void {
+    if (!this.#owner.has(this)) {
+      stop();
+      return;
+    }
+    this.#watches.push(stop);
+    clearTimeout(this.#timer);
+  }
+
   /** Cancels the upstream call and forgets it. */
   expire(reason = 'expired'): void {
     clearTimeout(this.#timer);
     this.#owner.forget(this);
+    for (const stop of this.#watches.splice(0)) stop();
     if (!this.ended)
       this.end({
         kind: 'error',
@@ -169,7 +187,9 @@ export class HeldCall {
           `The call was ${reason} while it waited for an answer; call the tool again.`,
         ),
       });
-    this.abort.abort(new HeldCallError(ELICIT_GATEWAY_HELD_GONE, `held call ${reason}`));
+    this.abort.abort(
+      new HeldCallError(ELICIT_GATEWAY_HELD_GONE, `The gateway's held call was ${reason}.`),
+    );
   }
 
   #push(event: HeldEvent): void {
@@ -223,6 +243,11 @@ export class HeldCalls {
         'The call this answer belongs to is no longer held by this gateway (it ended, expired, or its process restarted); call the tool again.',
       );
     return call;
+  }
+
+  /** @internal whether `call` is still held. */
+  has(call: HeldCall): boolean {
+    return this.#calls.get(call.id) === call;
   }
 
   /** @internal */

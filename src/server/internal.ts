@@ -6,6 +6,7 @@
  * package export.
  */
 export { ElicitServer, type ElicitServerOptions, type Era } from './app.ts';
+export { taskOf } from './engines/task.ts';
 export { type Gate, openGate } from './gate.ts';
 export { type HttpOptions, httpEntry, type Listening, listen } from './http.ts';
 export { isLoopbackHost } from './principal.ts';
@@ -13,4 +14,5 @@ export { invoke, type Runnable } from './runner.ts';
 export { stdio } from './stdio.ts';
 export { installLegacyTasks, type LegacyTaskMode, runsAsLegacyTask } from './tasks/legacy-tasks.ts';
 export { installTaskMethods } from './tasks/methods.ts';
+export { type TaskEnd, watchTask } from './tasks/watch.ts';
 export { WireMcpServer } from './wire.ts';

@@ -107,11 +107,12 @@ export const leaseFor = (host: TaskHost) => ({
 function taskContext(
   base: ServerContext,
   id: string,
+  principal: string,
   signal: AbortSignal,
   onProgress: (p: { progress: number; total?: number; message?: string }) => void,
 ): ServerContext {
   const mcpReq = base.mcpReq;
-  return {
+  const ctx = {
     ...base,
     mcpReq: {
       ...mcpReq,
@@ -129,7 +130,18 @@ function taskContext(
       },
     },
   } as unknown as ServerContext;
+  inTask.set(ctx, { id, principal });
+  return ctx;
 }
+
+/** The task each handler's context runs in (weakly: a context lives as long as its run). */
+const inTask = new WeakMap<ServerContext, { readonly id: string; readonly principal: string }>();
+
+/**
+ * The task a handler runs in, when `ctx` is a task run's (2026-07-28 tasks extension): what a
+ * handler holding something outside the task (a gateway's held call) needs to watch its end.
+ */
+export const taskOf = (ctx: ServerContext) => inTask.get(ctx);
 
 /**
  * Runs (or replays) the handler of task `id` once, in the background of whichever request
@@ -296,7 +308,7 @@ async function runOnce(
       name: record.name,
       say: (message) => onProgress({ progress: 0, message }),
     });
-    const ctx = taskContext(base, id, abort.signal, onProgress);
+    const ctx = taskContext(base, id, principal, abort.signal, onProgress);
     const ask = createAsk(engine, principal, host.replay.connect, ctx);
     let out: unknown;
     let thrown: { error: unknown } | undefined;
