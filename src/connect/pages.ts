@@ -49,7 +49,7 @@ button,.button{display:inline-block;font:inherit;line-height:1.5;padding:.5rem 1
 .primary{background:var(--accent);border-color:var(--accent);color:var(--on-accent);font-weight:600}
 .actions{display:flex;flex-wrap:wrap;align-items:center;gap:.75rem;margin-top:1rem}.actions form{margin:0}form.box button{margin-top:1rem}
 :focus-visible{outline:3px solid var(--focus);outline-offset:2px}
-section{border:1px solid var(--box);border-radius:.5rem;padding:1rem 1.25rem;margin:1rem 0}section h2{font-size:1rem;margin:0 0 .5rem}.done{color:var(--muted)}
+section{margin:1.5rem 0}section h2{font-size:1rem;margin:0 0 .5rem}.done{color:var(--muted)}
 .who{font-size:.9rem;border-bottom:1px solid var(--box);padding-bottom:.5rem}.who button.link{margin:0;padding:0;border:0;background:none;color:inherit;text-decoration:underline;cursor:pointer}`;
 
 export function render(page: Page): Response {

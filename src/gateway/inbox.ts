@@ -163,7 +163,7 @@ const PAGE = (csrf: string) => `<!doctype html><html lang="en"><head><meta chars
 
 // Notes in set greys, not GrayText: GrayText on a light Canvas is under 4.5:1 (WCAG 1.4.3).
 const CSS = `body{font:16px/1.5 system-ui,sans-serif;margin:0;color:CanvasText;background:Canvas}
-main{max-width:40rem;margin:0 auto;padding:1rem}section{border:1px solid GrayText;border-radius:8px;padding:1rem;margin:1rem 0}
+main{max-width:40rem;margin:0 auto;padding:1rem}h1{font-size:1.4rem;line-height:1.3}section{margin:1.5rem 0}
 h2{font-size:1rem;margin:0 0 .5rem}:root{color-scheme:light dark}
 .done{color:#555}@media (prefers-color-scheme:dark){.done{color:#bbb}}`;
 

@@ -76,7 +76,7 @@ function render(q: Question): void {
       .then(async (r) => {
         if (r.status === 410)
           failure(section, (await r.json()) as { code: string; message: string });
-        else say(r.ok ? 'Sent.' : 'This question is not waiting any more.');
+        else say(r.ok ? 'Your answer was received.' : 'This question is not waiting any more.');
       })
       .catch(() => say('Not sent: the server could not be reached. Reload the page to try again.'));
   });

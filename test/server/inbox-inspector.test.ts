@@ -142,7 +142,7 @@ async function answerInBrowser(url: string, dish: string, count: string): Promis
   await page.fill('elicit-form >> input[name=count]', count);
   await page.click('elicit-form >> [part=submit]');
   await page.click('elicit-form >> [part=submit]');
-  await page.waitForSelector('text=Sent.');
+  await page.waitForSelector('text=Your answer was received.');
   await page.close();
 }
 

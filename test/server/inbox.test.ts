@@ -164,7 +164,7 @@ async function answerInBrowser(
   await page.fill(`${last} >> elicit-form >> input[name=count]`, count);
   await page.click(`${last} >> elicit-form >> [part=submit]`);
   await page.click(`${last} >> elicit-form >> [part=submit]`);
-  await page.waitForSelector('text=Sent.');
+  await page.waitForSelector('text=Your answer was received.');
   return page;
 }
 

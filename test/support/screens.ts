@@ -3,12 +3,22 @@
  * connected, a form open, URL consent of each verdict, a running call, a task asking, results)
  * and the connect pages (index, sign-in, the provider page, the secret form, done, the error
  * pages). Shared by the browser suite (test/web/screens.test.ts) and scripts/screenshots.ts.
+ * Then the two web inboxes (the gateway's and the connect pages'): empty, a form and a URL page
+ * waiting, both answered (test/web/inbox-screens.test.ts).
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { DemoStack } from '../../src/demo/stack.ts';
+import { createServer, type ElicitServer, httpEntry } from '../../src/server/index.ts';
 import { CONSENT_ARM_MS } from '../../src/web/limits.ts';
+import {
+  clientWithoutElicitation,
+  connectPages,
+  gatewayInbox,
+  serverWithInbox,
+  withOrder,
+} from './inbox.ts';
 
 export interface Screens {
   readonly demo: DemoStack;
@@ -253,3 +263,147 @@ export const AXE_SOURCE = readFileSync(
   createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
   'utf8',
 );
+
+/** Where the inboxes' URL question sends the person (a test answers it in the browser). */
+export const TERMS = 'https://terms.example/read';
+
+/** A form question (`order`) and a URL question (`terms`). */
+export function inboxTools(app: ElicitServer): ElicitServer {
+  return withOrder(app).tool(
+    'terms',
+    { description: 'sends the person to a page' },
+    async (_args, ask) =>
+      (await ask.url('terms', { message: 'Read the terms', url: TERMS })).action,
+  );
+}
+
+/** The two web inboxes: the gateway's and the connect pages'. */
+export const INBOXES = ['gateway', 'connect'] as const;
+
+/** An inbox screen's name in the docs: `inbox-<inbox>-<screen>`. */
+export const inboxScreenName = (inbox: (typeof INBOXES)[number], screen: string) =>
+  `inbox-${inbox}-${screen}`;
+
+/** One of the two web inboxes, with the MCP endpoint whose questions wait there. */
+export interface StagedInbox {
+  readonly name: (typeof INBOXES)[number];
+  /** As a person would name it. */
+  readonly label: string;
+  /** Where a host that cannot answer calls. */
+  readonly mcp: URL;
+  /** The inbox's address (for the gateway, a fresh one-time link). */
+  link(): Promise<string>;
+}
+
+/**
+ * The gateway's inbox (in front of a server named `bistro`) and the connect pages' inbox of a
+ * server named `shop`, each asking with `inboxTools`.
+ */
+export interface InboxStage {
+  readonly inboxes: readonly StagedInbox[];
+  close(): Promise<void>;
+}
+
+export async function startInboxStage(): Promise<InboxStage> {
+  const gateway = await gatewayInbox(inboxTools(createServer({ name: 'bistro', version: '1' })));
+  const pages = await connectPages();
+  pages.mount('/mcp', httpEntry(inboxTools(serverWithInbox(pages, 'shop'))));
+  return {
+    inboxes: [
+      {
+        name: 'gateway',
+        label: 'gateway inbox',
+        mcp: gateway.front.url,
+        link: () => gateway.inbox.link(),
+      },
+      {
+        name: 'connect',
+        label: 'connect pages inbox',
+        mcp: new URL('/mcp', pages.base),
+        link: async () => `${pages.base}/elicit/inbox`,
+      },
+    ],
+    async close() {
+      await pages.close();
+      await gateway.close();
+    },
+  };
+}
+
+/** An inbox screen, reached on a page of its own; `leave` ends what it started. */
+export interface InboxScreen {
+  readonly name: string;
+  readonly title: string;
+  reach(
+    inbox: StagedInbox,
+    context: BrowserContext,
+  ): Promise<{ page: Page; leave(): Promise<void> }>;
+}
+
+/** The inbox signed in; nothing waiting. */
+async function inboxPage(inbox: StagedInbox, context: BrowserContext): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(await inbox.link());
+  await passLogin(page);
+  return page;
+}
+
+/**
+ * A host that cannot answer calls both tools; the inbox shows the form and the URL question.
+ * `answer` (by the mouse: decline the page, send the form) and the calls' results end them.
+ */
+export async function bothWaiting(inbox: StagedInbox, context: BrowserContext) {
+  const client = await clientWithoutElicitation(inbox.mcp);
+  const order = client.callTool({ name: 'order', arguments: {} });
+  const page = await inboxPage(inbox, context);
+  await page.waitForSelector('elicit-form >> input[name=dish]', { timeout: 20_000 });
+  // One after the other: the page lists them in the order they came, the same on every run.
+  const terms = client.callTool({ name: 'terms', arguments: {} });
+  await page.waitForSelector('elicit-url-consent >> [part=open]', { timeout: 20_000 });
+  // Past the consent's first moments, when it ignores input: the screen as a person uses it.
+  await page.waitForTimeout(CONSENT_ARM_MS);
+  const answer = async () => {
+    await page.click('elicit-url-consent >> [part=decline]');
+    await page.fill('elicit-form >> input[name=dish]', 'Soup');
+    await page.fill('elicit-form >> input[name=count]', '2');
+    await submitForm(page);
+    return { order: await order, terms: await terms };
+  };
+  return { page, client, order, terms, answer };
+}
+
+export const INBOX_SCREENS: readonly InboxScreen[] = [
+  {
+    name: 'empty',
+    title: 'nothing waiting',
+    async reach(inbox, context) {
+      const page = await inboxPage(inbox, context);
+      await page.waitForSelector('#empty');
+      return { page, leave: async () => {} };
+    },
+  },
+  {
+    name: 'waiting',
+    title: 'a form and a URL page waiting for the person',
+    async reach(inbox, context) {
+      const { page, client, answer } = await bothWaiting(inbox, context);
+      return {
+        page,
+        async leave() {
+          await answer();
+          await client.close();
+        },
+      };
+    },
+  },
+  {
+    name: 'answered',
+    title: 'both answered: the notes that say so',
+    async reach(inbox, context) {
+      const { page, client, answer } = await bothWaiting(inbox, context);
+      await answer();
+      await page.waitForFunction(() => document.querySelectorAll('p.done').length === 2);
+      return { page, leave: () => client.close() };
+    },
+  },
+];

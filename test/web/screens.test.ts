@@ -14,7 +14,15 @@ import { startWebDemo } from '../../src/cli/web-demo.ts';
 import type { DemoStack } from '../../src/demo/stack.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { axeViolations, type FocusStop, focused, overflow, tabStops } from '../support/checks.ts';
-import { connectPageOf, hostPage, SCREENS, type Screens } from '../support/screens.ts';
+import {
+  connectPageOf,
+  hostPage,
+  INBOX_SCREENS,
+  INBOXES,
+  inboxScreenName,
+  SCREENS,
+  type Screens,
+} from '../support/screens.ts';
 
 const SCHEMES = ['light', 'dark'] as const;
 const SIZES = [
@@ -65,8 +73,11 @@ describe('the screenshots in docs/web.md', () => {
     expect(shown.length).toBeGreaterThanOrEqual(12);
     expect(shown.sort()).toEqual(files.sort());
     for (const f of files) expect(statSync(`docs/images/${f}`).size).toBeLessThan(200 * 1024);
-    // Each shown screen is one the suite checks.
-    const names = new Set(SCREENS.map((x) => x.name));
+    // Each shown screen is one the suites check (this one, and inbox-screens.test.ts).
+    const names = new Set([
+      ...SCREENS.map((x) => x.name),
+      ...INBOXES.flatMap((i) => INBOX_SCREENS.map((x) => inboxScreenName(i, x.name))),
+    ]);
     for (const f of shown)
       expect(names.has(f.replace(/^screen-|-(light|dark)-\d+\.png$/g, ''))).toBe(true);
   });
