@@ -7,10 +7,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
-import { McpServer, Server } from '@modelcontextprotocol/server';
+import { createMcpHandler, McpServer, Server } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import {
   beforeMessages,
+  forgetClientIdentity,
   interceptRegistrations,
   SDK_SEAMS,
   SDK_SEAMS_VERSION,
@@ -86,5 +87,46 @@ describe('SDK seams', () => {
     await new Promise((r) => setTimeout(r, 10));
     expect(seen).toHaveLength(1);
     await mcp.close();
+  });
+
+  it('clientIdentity: a reused server keeps the last request’s clientInfo unless forgotten', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' });
+    mcp.registerTool('t', {}, async () => ({ content: [] }));
+    const handler = createMcpHandler(() => mcp, { legacy: 'reject' });
+    const meta = (info: boolean) => ({
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      ...(info ? { 'io.modelcontextprotocol/clientInfo': { name: 'first', version: '1' } } : {}),
+      'io.modelcontextprotocol/clientCapabilities': {},
+    });
+    const call = async (info: boolean) => {
+      const res = await handler.fetch(
+        new Request('http://127.0.0.1/mcp', {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'tools/call',
+            'mcp-name': 't',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 't', _meta: meta(info) },
+          }),
+        }),
+      );
+      await res.text();
+      await new Promise((r) => setTimeout(r, 0));
+    };
+    await call(true);
+    await call(false);
+    // The limitation: the second request named no client, yet the first one's is still there.
+    expect(mcp.server.getClientVersion()?.name).toBe('first');
+    forgetClientIdentity(mcp.server);
+    expect(mcp.server.getClientVersion()).toBeUndefined();
+    expect(mcp.server.getClientCapabilities()).toBeUndefined();
+    await handler.close();
   });
 });

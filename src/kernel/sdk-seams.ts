@@ -22,6 +22,8 @@ export const SDK_SEAMS = {
     "Transport.onmessage, chained in front of the SDK's after connect: the SDK drops a request whose params are not an object (no answer at all) and has no hook for a 2026-07-28 CreateTaskResult answering a request.",
   createToolError:
     "McpServer.createToolError (private), replaced on a subclass's prototype: McpServer turns every throw of a tool but -32042 into an isError result, so a tool's JSON-RPC error (-32021, -32000, -32603) could not leave otherwise; the error reaches the replacement by its message (server/wire.ts `escapeToWire`, a bounded map).",
+  clientIdentity:
+    "Server._clientCapabilities and _clientVersion (private): createMcpHandler seeds them on each 2026-07-28 request's server from the request's envelope, writing only the fields present, so a server reused across requests would keep the last client's clientInfo when the next request omits it; they are forgotten before a pooled server is reused (server/server-pool.ts).",
 } as const;
 
 export type SdkSeam = keyof typeof SDK_SEAMS;
@@ -115,4 +117,14 @@ export function replaceCreateToolError(
 /** McpServer's own `createToolError` on `server`: an isError result naming `message`. */
 export function sdkToolError(server: object, message: string): unknown {
   return (server as ToolErrors).createToolError(message);
+}
+
+/**
+ * Seam `clientIdentity`: forgets the client capabilities and info the SDK seeded on `server`
+ * (a low-level Server) from the last request's envelope, as a server never used holds none.
+ */
+export function forgetClientIdentity(server: object): void {
+  const open = server as { _clientCapabilities?: unknown; _clientVersion?: unknown };
+  open._clientCapabilities = undefined;
+  open._clientVersion = undefined;
 }

@@ -16,6 +16,7 @@ import type { AskLimits } from './ask.ts';
 import { wrapCallHandlers } from './call-handlers.ts';
 import { freshJournal, type Journal, unpackJournal } from './engines/replay.ts';
 import { type Binding, RequestBinding, type Sealer, StateError } from './seal.ts';
+import { callStarted } from './server-pool.ts';
 
 // The era of a built McpServer: the protocol's (kernel/revision.ts), not a second meaning.
 export type { Era } from '../kernel/revision.ts';
@@ -53,7 +54,10 @@ export function boundInputResponses(responses: unknown, limits: AskLimits): void
     );
 }
 
-/** Opens the gate of every call handler of `mcp`; the runner finds it in `gates` by request. */
+/**
+ * Opens the gate of every call handler of `mcp`; the runner finds it in `gates` by request. On a
+ * pooled server the handler counts as running until it settles (server-pool.ts).
+ */
 export function installGate(
   mcp: McpServer,
   server: GateServer,
@@ -61,7 +65,14 @@ export function installGate(
 ): void {
   wrapCallHandlers(mcp, (handler) => (request, ctx) => {
     gates.set(ctx.mcpReq, openGate(server, request, ctx));
-    return handler(request, ctx);
+    const ended = callStarted(mcp);
+    if (ended === undefined) return handler(request, ctx);
+    try {
+      return Promise.resolve(handler(request, ctx)).finally(ended);
+    } catch (error) {
+      ended();
+      throw error;
+    }
   });
 }
 

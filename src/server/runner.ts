@@ -23,6 +23,7 @@ import type { Era, Gate } from './gate.ts';
 import { waitingText } from './inbox.ts';
 import { type Runnable, type ToolOutput, toToolResult } from './runnable.ts';
 import { RequestBinding, type Sealer } from './seal.ts';
+import { heldByBackground } from './server-pool.ts';
 import { escapeToWire, type Kind, toolErrorResult, wireError } from './wire.ts';
 
 export type { Runnable, TaskSupport, ToolOutput } from './runnable.ts';
@@ -63,7 +64,7 @@ export function invoke(
     return Promise.reject(
       new InternalError('a request reached a handler without passing the gate'),
     );
-  return invokeReplay(server, entry, gate, args, ctx);
+  return invokeReplay(server, entry, gate, args, ctx, mcp);
 }
 
 const asToolResult = (value: unknown) => toToolResult(value as ToolOutput);
@@ -119,6 +120,7 @@ async function invokeReplay(
   gate: Gate,
   args: unknown,
   ctx: ServerContext,
+  mcp: McpServer,
 ): Promise<unknown> {
   const era = 'modern';
   const kind = entry.kind;
@@ -131,8 +133,10 @@ async function invokeReplay(
   if (task?.support === 'required' && !asTask)
     return failed(tasksRequired(`This tool runs as a task and`), kind, era);
   const clientId = ctx.http?.authInfo?.clientId;
-  const becomeTask = (journal: Journal) =>
-    server
+  const becomeTask = (journal: Journal) => {
+    // The task runs on with this request's context: its server is not reused.
+    heldByBackground(mcp);
+    return server
       .becomeTask(
         {
           principal: gate.binding.principal,
@@ -144,6 +148,7 @@ async function invokeReplay(
         ctx,
       )
       .catch((error: unknown) => failed(error, kind, era));
+  };
   const { journal } = gate;
   if (asTask && task.start === 'call') return becomeTask(journal);
   const run = {

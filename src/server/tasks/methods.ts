@@ -18,6 +18,7 @@ import { declaresTasks, requestCaps, TASKS_EXTENSION, tasksRequired } from '../c
 import type { TaskStart } from '../engines/contract.ts';
 import { drive, leaseFor, recover, type TaskHost, unknownTask } from '../engines/task.ts';
 import { boundInputResponses } from '../gate.ts';
+import { callStarted, heldByBackground } from '../server-pool.ts';
 import { storeFailureOnWire } from '../wire.ts';
 import { isLegacyTask } from './legacy-tasks.ts';
 import {
@@ -119,10 +120,14 @@ export function installTaskMethods(mcp: McpServer, server: TaskMethodsServer): v
   const handle =
     <P>(run: (params: P, ctx: ServerContext) => Promise<never>) =>
     async (params: P, ctx: ServerContext): Promise<never> => {
+      // On a pooled server it counts as running until it settles (server-pool.ts).
+      const ended = callStarted(mcp);
       try {
         return await run(params, ctx);
       } catch (error) {
         throw storeFailureOnWire(error) ?? error;
+      } finally {
+        ended?.();
       }
     };
   /** The caller's task, after the extension and principal checks; -32602 when unknown. */
@@ -144,6 +149,8 @@ export function installTaskMethods(mcp: McpServer, server: TaskMethodsServer): v
       const { principal, record } = await own('tasks/get', params, ctx);
       // One read, unless this process just took the task over (then it changed: read it again).
       if (!(await recover(host, record))) return detailedTask(record) as never;
+      // The task runs on with this request's context: its server is not reused.
+      heldByBackground(mcp);
       void drive(host, record.id, principal, ctx);
       const now = await readTask(host.store, record.id, principal);
       return detailedTask((now?.value ?? record) as TaskRecord) as never;
@@ -186,8 +193,10 @@ export function installTaskMethods(mcp: McpServer, server: TaskMethodsServer): v
       );
       // Two store round trips in all: the read above and the compare-and-set; the handler
       // starts from the record just written.
-      if (updated?.changed === true && updated.record.status === 'working')
+      if (updated?.changed === true && updated.record.status === 'working') {
+        heldByBackground(mcp);
         void drive(host, record.id, principal, ctx, updated.record);
+      }
       return { resultType: 'complete' } as never;
     }),
   );

@@ -1,0 +1,140 @@
+/**
+ * The SDK McpServers that serve 2026-07-28 requests, built once and reused: `createMcpHandler`
+ * asks its factory for a server on every request, and building one (every registration
+ * installed) costs about what the SDK's own handler does. A pooled server is handed out only
+ * when it is idle:
+ * - its exchange has closed (the SDK refuses an instance still serving, and clears a closed
+ *   one's request handlers, response handlers and timers);
+ * - no call handler that ran on it is still running (a handler whose client hung up keeps
+ *   running until it sees its signal; what it would still send must not reach the next
+ *   request, which may reuse the same JSON-RPC id);
+ * - no background work holds it: a call that became a task, or a task driven from `tasks/get`
+ *   or `tasks/update`, runs on with that request's context, so its server is never reused;
+ * and what the SDK seeded from the last request's envelope (client capabilities and info) is
+ * forgotten before it goes back. The principal, auth info and request state of a request live
+ * in that request's context, never on the server. A request that finds every pooled server busy
+ * gets one built for it alone.
+ */
+import type { McpServer } from '@modelcontextprotocol/server';
+import { forgetClientIdentity } from '../kernel/sdk-seams.ts';
+import { LimitOptionError } from './errors.ts';
+
+/** Servers a pool keeps for reuse by default. */
+export const DEFAULT_POOLED_SERVERS = 8;
+
+/** One pooled server and what keeps it from being handed out. */
+class Lease {
+  readonly mcp: McpServer;
+  /** Handed out and not yet back. */
+  out = false;
+  /** Its exchange has not closed yet. */
+  serving = false;
+  /** Call handlers running on it. */
+  running = 0;
+  /** Background work holds its requests' contexts: it is dropped, never reused. */
+  held = false;
+  readonly #settle: (lease: Lease) => void;
+  constructor(mcp: McpServer, settle: (lease: Lease) => void) {
+    this.mcp = mcp;
+    this.#settle = settle;
+  }
+  /** The exchange closed (the SDK's close chain, or a close before any exchange began). */
+  readonly closed = (): void => {
+    if (!this.out) return;
+    this.serving = false;
+    this.#settle(this);
+  };
+  /** A call handler that ran on it has settled. */
+  readonly ended = (): void => {
+    this.running -= 1;
+    this.#settle(this);
+  };
+}
+
+const leases = new WeakMap<McpServer, Lease>();
+
+/** Builds servers on demand and reuses the idle ones, at most `max` kept. */
+export class ServerPool {
+  readonly #build: () => McpServer;
+  readonly #max: number;
+  readonly #idle: Lease[] = [];
+  #kept = 0;
+  #built = 0;
+
+  constructor(build: () => McpServer, max = DEFAULT_POOLED_SERVERS) {
+    if (!Number.isSafeInteger(max) || max < 1) throw new LimitOptionError('pooledServers', max);
+    this.#build = build;
+    this.#max = max;
+  }
+
+  /** Servers built so far (reused ones count once). */
+  get built(): number {
+    return this.#built;
+  }
+
+  /** Servers idle in the pool now. */
+  get idle(): number {
+    return this.#idle.length;
+  }
+
+  /** The factory for `createMcpHandler`: an idle server, else a new one. */
+  readonly take = (): McpServer => {
+    const lease = this.#idle.pop() ?? this.#fresh();
+    if (lease === undefined) {
+      this.#built += 1;
+      return this.#build();
+    }
+    lease.out = true;
+    lease.serving = true;
+    return lease.mcp;
+  };
+
+  #fresh(): Lease | undefined {
+    if (this.#kept >= this.#max) return undefined;
+    const mcp = this.#build();
+    this.#built += 1;
+    this.#kept += 1;
+    const lease = new Lease(mcp, (l) => this.#settle(l));
+    leases.set(mcp, lease);
+    // The SDK's handler chains its own close hook in front of this one and restores it after.
+    mcp.server.onclose = lease.closed;
+    // A request refused before its exchange began (a scope challenge, say) closes a server that
+    // never connected: no close chain runs, so the close itself gives it back.
+    const close = mcp.close.bind(mcp);
+    mcp.close = async () => {
+      const connected = mcp.server.transport !== undefined;
+      await close();
+      if (!connected) lease.closed();
+    };
+    return lease;
+  }
+
+  #settle(lease: Lease): void {
+    if (!lease.out || lease.serving || lease.running > 0) return;
+    lease.out = false;
+    if (lease.held) {
+      leases.delete(lease.mcp);
+      this.#kept -= 1;
+      return;
+    }
+    forgetClientIdentity(lease.mcp.server);
+    this.#idle.push(lease);
+  }
+}
+
+/**
+ * A call handler starts on `mcp`: the function to call once it has settled, or undefined when
+ * `mcp` is not pooled.
+ */
+export function callStarted(mcp: McpServer): (() => void) | undefined {
+  const lease = leases.get(mcp);
+  if (lease === undefined) return undefined;
+  lease.running += 1;
+  return lease.ended;
+}
+
+/** Work outlives the request on `mcp` (a task's run): that server is not reused. */
+export function heldByBackground(mcp: McpServer): void {
+  const lease = leases.get(mcp);
+  if (lease !== undefined) lease.held = true;
+}
