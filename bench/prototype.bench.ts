@@ -1,23 +1,34 @@
 /**
- * Prototypes of the best alternatives on the 2026-07-28 path, measured beside today's path and
- * the plain SDK in one interleaved run. Nothing here is product code: each row labelled
- * "prototype" says what a change would buy before it is made.
+ * The 2026-07-28 path measured beside the plain SDK in one interleaved run: elicit with a server
+ * built per request (as before the pool), with the pooled servers httpEntry now uses (product
+ * code, src/server/server-pool.ts), and through httpEntry itself; and prototypes that are not
+ * product code, each row labelled "prototype":
  *
- * - **No per-request server build**: the factory handed to the SDK's `createMcpHandler` returns
- *   an `McpServer` it built before, once that instance's last exchange has closed (the SDK
- *   refuses an instance still serving), instead of building one per request. Run for elicit's
- *   app and, as the bound of what the change can buy, for the plain SDK handler too.
+ * - **A leaner dispatch for tools/call**: the request classified once with the SDK's public
+ *   `classifyInboundRequest` and served on a pooled server through the SDK's public
+ *   `PerRequestHTTPServerTransport`, instead of through `createMcpHandler`. It leaves out what
+ *   the handler does that has no public seam (the standard-header and `Mcp-Param` checks, the
+ *   scope challenge, `server/discover`, the client identity), so it is the bound of what any
+ *   leaner path through the SDK's seams can buy, not a path the wire could take as is.
+ * - **The SDK handler on one reused server**: the bound of what reuse buys the SDK itself.
  * - **Sealing isolated**: sealing and opening a one-round `requestState` timed alone, in the same
  *   rotation as the whole call it is part of, from the sealer's memory (one process) and by
- *   decrypting (another replica).
+ *   decrypting (another replica); and each side's server build alone.
  *
  * Sides run in turn A B C … then … C B A (a rotation, ABBA widened to n sides), with a full
  * collection before every slice; each rotation gives one ratio per side against the first, and a
  * row is their median with the range. `npm run bench prototype` runs it; `npm run bench
  * prototype "one round"` or `"3 rounds"` one group.
  */
-import type { McpServer } from '@modelcontextprotocol/server';
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  type McpServer,
+  PerRequestHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import { httpEntry } from '../src/server/http.ts';
 import { createSealer, generateKeySecret, RequestBinding } from '../src/server/seal.ts';
+import { ServerPool } from '../src/server/server-pool.ts';
 import {
   type AbbaResult,
   keep,
@@ -28,15 +39,16 @@ import {
   throughputRow,
   wanted,
 } from './harness.ts';
-import { app, modernClient, sdkModern } from './server-cases.ts';
+import { app, modernClient, modernClientVia, sdkModern } from './server-cases.ts';
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 9);
 const SLICE_MS = Number(process.env.BENCH_SLICE_MS ?? 200);
 
 /**
- * A factory that serves every request from instances it built before. The SDK's handler throws
- * on an instance whose transport is still set, so one that is mid-exchange is skipped and a new
- * one built; with one request in flight (as here) a single instance serves them all.
+ * A factory that serves every request from instances it built before (for the SDK handler, as
+ * the bound of what reuse buys it). The SDK's handler throws on an instance whose transport is
+ * still set, so one that is mid-exchange is skipped and a new one built; with one request in
+ * flight (as here) a single instance serves them all.
  */
 export function reusing(build: () => McpServer): () => McpServer {
   const pool: McpServer[] = [];
@@ -45,6 +57,37 @@ export function reusing(build: () => McpServer): () => McpServer {
     const s = build();
     pool.push(s);
     return s;
+  };
+}
+
+/**
+ * Prototype, not product code: a tools/call classified once (the SDK's public
+ * `classifyInboundRequest`) and served on a pooled server through the SDK's public
+ * `PerRequestHTTPServerTransport`; everything else goes to `createMcpHandler` on the same pool.
+ * What createMcpHandler does that has no public seam is left out (see the top of this file).
+ */
+export function leanDispatch(pool: ServerPool): (req: Request) => Promise<Response> {
+  const handler = createMcpHandler(pool.take, { legacy: 'reject' });
+  return async (req) => {
+    const parsed = JSON.parse(await req.text()) as unknown;
+    const h = req.headers;
+    const route = classifyInboundRequest({
+      httpMethod: req.method,
+      protocolVersionHeader: h.get('mcp-protocol-version') ?? undefined,
+      mcpMethodHeader: h.get('mcp-method') ?? undefined,
+      mcpNameHeader: h.get('mcp-name') ?? undefined,
+      body: parsed,
+    } as never);
+    if (
+      route.kind !== 'modern' ||
+      route.messageKind !== 'request' ||
+      route.message.method !== 'tools/call'
+    )
+      return handler.fetch(req, { parsedBody: parsed });
+    const mcp = pool.take();
+    const transport = new PerRequestHTTPServerTransport({ classification: route.classification });
+    await mcp.connect(transport);
+    return transport.handleMessage(route.message, { request: req });
   };
 }
 
@@ -131,12 +174,15 @@ export default async function run(): Promise<Row[]> {
   const three = 'prototype: modern 3 rounds (2026-07-28, in-process), rotated';
   if (!wanted(one, three, 'prototype')) return rows;
   const build = () => app.build('modern');
+  type C = Awaited<ReturnType<typeof modernClient>>;
   const sdk = await modernClient(() => sdkModern());
-  const ours = await modernClient(build);
-  const oursReused = await modernClient(reusing(build));
+  const perRequest = await modernClient(build);
+  const pooled = await modernClient(new ServerPool(build).take);
+  const entry = httpEntry(app);
+  const viaEntry = await modernClientVia((req) => entry.fetch(req), 'http://127.0.0.1/mcp');
+  const lean = await modernClientVia(leanDispatch(new ServerPool(build)));
   const sdkReused = await modernClient(reusing(() => sdkModern()));
-  const call = (c: Awaited<ReturnType<typeof modernClient>>, name: string) => () =>
-    c.callTool({ name, arguments: {} });
+  const call = (c: C, name: string) => () => c.callTool({ name, arguments: {} });
 
   // A one-round requestState: one answer, under the binding a request's gate makes.
   const keyring = { keys: [{ id: 'k1', secret: generateKeySecret() }] };
@@ -157,8 +203,10 @@ export default async function run(): Promise<Row[]> {
     process.stderr.write('  prototype: one round\n');
     const sides: Side[] = [
       { name: 'SDK stateless handler, server built per request', run: call(sdk, 'reused') },
-      { name: 'elicit today, server built per request', run: call(ours, 'reused') },
-      { name: 'elicit, one server reused (prototype)', run: call(oursReused, 'reused') },
+      { name: 'elicit, server built per request (before)', run: call(perRequest, 'reused') },
+      { name: 'elicit, pooled servers (product)', run: call(pooled, 'reused') },
+      { name: 'elicit through httpEntry (product)', run: call(viaEntry, 'reused') },
+      { name: 'elicit, pooled, lean tools/call dispatch (prototype)', run: call(lean, 'reused') },
       { name: 'SDK handler, one server reused (prototype)', run: call(sdkReused, 'reused') },
       { name: 'seal + open from memory, alone', run: sealOpen(sealer) },
       { name: 'seal + open decrypting (another replica), alone', run: sealOpen(replica) },
@@ -167,45 +215,41 @@ export default async function run(): Promise<Row[]> {
     ];
     const out = await rotate(sides);
     const base = 'SDK stateless, built per request';
+    const vs = 'vs the SDK stateless handler';
     rows.push(
-      ...both(one, 'elicit today vs the SDK stateless handler', out, 1, base, 0.95),
-      ...both(
-        one,
-        'prototype: elicit with one server reused vs the SDK stateless handler',
-        out,
-        2,
-        base,
-        0.95,
-      ),
+      ...both(one, `elicit, server built per request (before) ${vs}`, out, 1, base, 0.95),
+      ...both(one, `elicit, pooled servers (product) ${vs}`, out, 2, base, 0.95),
+      ...both(one, `elicit through httpEntry (product) ${vs}`, out, 3, base, undefined),
+      ...both(one, `prototype: elicit pooled, lean tools/call dispatch ${vs}`, out, 4, base, 0.95),
       ...both(
         one,
         'prototype: the SDK handler with one server reused vs itself built per request',
         out,
-        3,
+        5,
         base,
         undefined,
       ),
     );
-    const call1 = out.slices[1] as Slice;
-    for (const i of [4, 5, 6, 7]) {
+    const call1 = out.slices[2] as Slice;
+    for (const i of [6, 7, 8, 9]) {
       const s = out.slices[i] as Slice;
       rows.push({
         group: one,
         name: `prototype: ${(sides[i] as Side).name}, CPU share of elicit's whole one-round call`,
         value: s.cpuUs * 1e3,
         unit: 'ns/op',
-        baseline: { name: 'elicit one-round call, CPU', value: call1.cpuUs * 1e3 },
+        baseline: { name: 'elicit one-round call (pooled), CPU', value: call1.cpuUs * 1e3 },
         ratio: s.cpuUs / call1.cpuUs,
       });
     }
-    // What free sealing would buy at most, from the same rotation, by CPU per call: the reused
+    // What free sealing would buy at most, from the same rotation, by CPU per call: the pooled
     // side without a decrypting seal and open (timed alone, so warm: inside a request they cost
     // more, see performance.md).
     const cpu = (i: number) => (out.slices[i] as Slice).cpuUs;
-    const freeSeal = cpu(0) / (cpu(2) - cpu(5));
+    const freeSeal = cpu(0) / (cpu(2) - cpu(7));
     rows.push({
       group: one,
-      name: 'prototype, arithmetic: elicit reused, sealing free (decrypting seal + open taken off), vs the SDK by CPU',
+      name: 'prototype, arithmetic: elicit pooled, sealing free (decrypting seal + open taken off), vs the SDK by CPU',
       value: freeSeal,
       unit: '×',
       target: '≥ 0.95×',
@@ -215,14 +259,15 @@ export default async function run(): Promise<Row[]> {
 
   if (wanted(three, '3 rounds')) {
     process.stderr.write('  prototype: 3 rounds\n');
-    const four = (c: Awaited<ReturnType<typeof modernClient>>) => async () => {
+    const four = (c: C) => async () => {
       await c.callTool({ name: 'reused', arguments: {} });
       return c.callTool({ name: 'reused', arguments: {} });
     };
     const sides: Side[] = [
       { name: 'SDK codec flow (unbound), built per request', run: call(sdk, 'three') },
-      { name: 'elicit today', run: call(ours, 'three') },
-      { name: 'elicit, one server reused (prototype)', run: call(oursReused, 'three') },
+      { name: 'elicit, server built per request (before)', run: call(perRequest, 'three') },
+      { name: 'elicit, pooled servers (product)', run: call(pooled, 'three') },
+      { name: 'elicit, pooled, lean tools/call dispatch (prototype)', run: call(lean, 'three') },
       { name: 'SDK codec flow, one server reused (prototype)', run: call(sdkReused, 'three') },
       { name: 'four stateless SDK requests, built per request', run: four(sdk) },
       { name: 'four stateless SDK requests, one server reused', run: four(sdkReused) },
@@ -230,12 +275,20 @@ export default async function run(): Promise<Row[]> {
     const out = await rotate(sides);
     const base = 'SDK codec flow, built per request';
     rows.push(
-      ...both(three, 'elicit today vs the codec flow', out, 1, base, 2.5),
       ...both(
         three,
-        'prototype: elicit with one server reused vs the codec flow',
+        'elicit, server built per request (before) vs the codec flow',
         out,
-        2,
+        1,
+        base,
+        2.5,
+      ),
+      ...both(three, 'elicit, pooled servers (product) vs the codec flow', out, 2, base, 2.5),
+      ...both(
+        three,
+        'prototype: elicit pooled, lean tools/call dispatch vs the codec flow',
+        out,
+        3,
         base,
         2.5,
       ),
@@ -243,7 +296,7 @@ export default async function run(): Promise<Row[]> {
         three,
         'prototype: the codec flow with one server reused vs itself built per request',
         out,
-        3,
+        4,
         base,
         undefined,
       ),
@@ -251,7 +304,7 @@ export default async function run(): Promise<Row[]> {
         three,
         'the ceiling: four stateless SDK requests vs the codec flow',
         out,
-        4,
+        5,
         base,
         undefined,
       ),
@@ -259,13 +312,14 @@ export default async function run(): Promise<Row[]> {
         three,
         'prototype ceiling: four stateless SDK requests on one reused server vs the codec flow',
         out,
-        5,
+        6,
         base,
         undefined,
       ),
     );
   }
   keep(rows);
-  for (const c of [sdk, ours, oursReused, sdkReused]) await c.close();
+  for (const c of [sdk, perRequest, pooled, viaEntry, lean, sdkReused]) await c.close();
+  await entry.close();
   return rows;
 }

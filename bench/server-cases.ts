@@ -25,6 +25,7 @@ import {
 import * as z from 'zod';
 import { choice, form, integer, text } from '../src/schema/index.ts';
 import { createServer } from '../src/server/index.ts';
+import { ServerPool } from '../src/server/server-pool.ts';
 import { heapAfterGc } from './harness.ts';
 
 export const SCHEMA = {
@@ -116,8 +117,16 @@ export async function legacyClient(server: McpServer): Promise<Client> {
   return client;
 }
 
-export async function modernClient(build: () => McpServer): Promise<Client> {
+export function modernClient(build: () => McpServer): Promise<Client> {
   const handler = createMcpHandler(build);
+  return modernClientVia((req) => handler.fetch(req));
+}
+
+/** An SDK client pinned to 2026-07-28 whose requests go straight into `fetch`, in-process. */
+export async function modernClientVia(
+  fetch: (req: Request) => Promise<Response>,
+  url = 'http://bench.local/mcp',
+): Promise<Client> {
   const client = answering(
     new Client(
       { name: 'b', version: '1' },
@@ -125,8 +134,10 @@ export async function modernClient(build: () => McpServer): Promise<Client> {
     ),
   );
   await client.connect(
-    new StreamableHTTPClientTransport(new URL('http://bench.local/mcp'), {
-      fetch: (u, i) => handler.fetch(new Request(u, i)),
+    new StreamableHTTPClientTransport(new URL(url), {
+      // Host as a socket would carry it (httpEntry checks it; a Request names none of itself).
+      requestInit: { headers: { host: new URL(url).host } },
+      fetch: (u, i) => fetch(new Request(u, i)),
     }),
   );
   return client;
@@ -217,7 +228,8 @@ export async function serverCases(): Promise<{ cases: PairedCase[]; close(): Pro
   const ourL = await legacyClient(app.build('legacy'));
   const sdkM = await modernClient(() => sdkModern());
   const sdkBound = await modernClient(() => sdkModern(bound));
-  const ourM = await modernClient(() => app.build('modern'));
+  // elicit's servers as httpEntry hands them to the SDK: from a pool, each reused once idle.
+  const ourM = await modernClient(new ServerPool(() => app.build('modern')).take);
   const call = (c: Client, name: string) => () => c.callTool({ name, arguments: {} });
   // One stateless round is two requests (the call, then the call with the answer).
   const fourStateless = async () => {
