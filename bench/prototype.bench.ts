@@ -177,7 +177,7 @@ export default async function run(): Promise<Row[]> {
   type C = Awaited<ReturnType<typeof modernClient>>;
   const sdk = await modernClient(() => sdkModern());
   const perRequest = await modernClient(build);
-  const pooled = await modernClient(new ServerPool(build).take);
+  const pooled = await modernClient(app.modernServers());
   const entry = httpEntry(app);
   const viaEntry = await modernClientVia((req) => entry.fetch(req), 'http://127.0.0.1/mcp');
   const lean = await modernClientVia(leanDispatch(new ServerPool(build)));

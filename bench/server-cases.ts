@@ -25,7 +25,6 @@ import {
 import * as z from 'zod';
 import { choice, form, integer, text } from '../src/schema/index.ts';
 import { createServer } from '../src/server/index.ts';
-import { ServerPool } from '../src/server/server-pool.ts';
 import { heapAfterGc } from './harness.ts';
 
 export const SCHEMA = {
@@ -229,7 +228,7 @@ export async function serverCases(): Promise<{ cases: PairedCase[]; close(): Pro
   const sdkM = await modernClient(() => sdkModern());
   const sdkBound = await modernClient(() => sdkModern(bound));
   // elicit's servers as httpEntry hands them to the SDK: from a pool, each reused once idle.
-  const ourM = await modernClient(new ServerPool(() => app.build('modern')).take);
+  const ourM = await modernClient(app.modernServers());
   const call = (c: Client, name: string) => () => c.callTool({ name, arguments: {} });
   // One stateless round is two requests (the call, then the call with the answer).
   const fourStateless = async () => {

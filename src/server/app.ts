@@ -46,6 +46,7 @@ import {
   type Sealer,
   type StateError,
 } from './seal.ts';
+import { ServerPool } from './server-pool.ts';
 import { installLegacyTasks, type LegacyTaskLimits } from './tasks/legacy-tasks.ts';
 import { installTaskMethods, startTask } from './tasks/methods.ts';
 import { type TaskLimits, taskLimits } from './tasks/records.ts';
@@ -391,6 +392,19 @@ export class ElicitServer {
       hasArgs: true,
     });
     return this;
+  }
+
+  /**
+   * @internal What httpEntry hands the SDK for 2026-07-28 requests: servers from a pool, each
+   * reused once idle (server-pool.ts), when they are this class's own, whose every handler the
+   * pool can account for. A subclass's `build` (the gateway's forwarding servers, whose held
+   * calls outlive their request) gets a server of its own per request.
+   */
+  modernServers(): () => McpServer {
+    const own =
+      (Object.getPrototypeOf(this) as ElicitServer).build === ElicitServer.prototype.build;
+    if (!own) return () => this.build('modern');
+    return new ServerPool(() => this.build('modern')).take;
   }
 
   /** A fresh SDK McpServer for one era, with every registration installed. */

@@ -25,7 +25,6 @@ import { cancelOnHangUp, type HangUps } from './disconnect.ts';
 import { LimitOptionError, ListenError } from './errors.ts';
 import { BoundedEventStore, type EventStoreLimits } from './event-store.ts';
 import { isLoopbackHost } from './principal.ts';
-import { ServerPool } from './server-pool.ts';
 import {
   DEFAULT_SESSION_LIMITS,
   type SessionEntry,
@@ -138,9 +137,7 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
   const origins = [...(options.allowedOrigins ?? localhostAllowedOrigins())];
   const limits = { ...DEFAULT_SESSION_LIMITS, ...options.sessions };
   // 2026-07-28 requests are served by a few built servers, each reused once idle (server-pool.ts).
-  const modern = createMcpHandler(new ServerPool(() => app.build('modern')).take, {
-    legacy: 'reject',
-  });
+  const modern = createMcpHandler(app.modernServers(), { legacy: 'reject' });
   const table = new SessionTable<Session>(limits);
   const retryMs = options.retryMs ?? 1000;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;

@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { type AuthInfo, createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { form, text } from '../../src/schema/index.ts';
-import { createServer, type ElicitServer, httpEntry, listen } from '../../src/server/index.ts';
+import { ElicitServer } from '../../src/server/app.ts';
+import { createServer, type Era, httpEntry, listen } from '../../src/server/index.ts';
 import { ServerPool } from '../../src/server/server-pool.ts';
 import { MODERN_META, modernBody, modernHeaders, readReply } from '../support/kit.ts';
 
@@ -241,6 +242,21 @@ describe('a pool of 2026-07-28 servers', () => {
     expect(built.modern).toBe(2);
     expect(textOf(await post(entry, 'plain', {}, 'ann'))).toBe('plain');
     expect(built.modern).toBe(2);
+  });
+
+  it('gives a subclass that builds its own servers (the gateway) a server per request', async () => {
+    class Own extends ElicitServer {
+      override build(era: Era) {
+        return super.build(era);
+      }
+    }
+    const app = new Own({ name: 'own', version: '1' }).tool('t', {}, async () => 'ok');
+    const built = counting(app);
+    const entry = httpEntry(app, { authInfo });
+    cleanups.push(() => entry.close());
+    for (const who of ['ann', 'bob', 'ann'])
+      expect(textOf(await post(entry, 't', {}, who))).toBe('ok');
+    expect(built.modern).toBe(3);
   });
 
   it('forgets the client identity the SDK seeded from the last request before reuse', async () => {
