@@ -7,8 +7,8 @@
  * silently: it gets a page naming both and asking to sign out first.
  */
 import type { Hono } from 'hono';
-import * as oauth from 'oauth4webapi';
 import { tokenPrincipal } from '../kernel/keys.ts';
+import { callbackState, type OidcOptions, OidcSignIn } from '../kernel/oidc.ts';
 import type { Store } from '../kernel/store.ts';
 import type { ConnectLimits } from './limits.ts';
 import { admitLogin } from './limits.ts';
@@ -123,12 +123,8 @@ export function devLogin(options: { fixedPrincipal?: string } = {}): Login {
   };
 }
 
-export interface OidcLoginOptions {
-  readonly issuer: string;
-  readonly clientId: string;
-  readonly clientSecret?: string;
-  readonly allowInsecure?: boolean;
-}
+/** Which OpenID provider signs people in to the connect pages (one declaration with the gateway's). */
+export type OidcLoginOptions = OidcOptions;
 
 interface LoginTx {
   readonly verifier: string;
@@ -138,41 +134,15 @@ interface LoginTx {
   readonly binding: string;
 }
 
-/** A short, human name from validated ID token claims. */
-function nameOf(claims: oauth.IDToken): string {
-  for (const claim of ['email', 'preferred_username', 'name'] as const) {
-    const value = claims[claim];
-    if (typeof value === 'string' && value.length > 0) return value;
-  }
-  return claims.sub;
-}
-
 /**
- * Sign-in with OpenID Connect (code flow, PKCE S256, nonce); the principal is issuer and subject
- * joined as the MCP server joins a token's (`["<iss>","<sub>"]`), so the same person is the same
- * principal on both sides.
+ * Sign-in with OpenID Connect (code flow, PKCE S256, nonce; kernel/oidc.ts); the principal is
+ * issuer and subject joined as the MCP server joins a token's (`["<iss>","<sub>"]`), so the same
+ * person is the same principal on both sides.
  * The transaction is single-use, expires with `limits.loginTtlMs`, and is bound to the browser
  * that started it by a login cookie: a callback link replayed in another browser signs no one in.
  */
 export function oidcLogin(options: OidcLoginOptions): Login {
-  const client: oauth.Client = { client_id: options.clientId };
-  const auth =
-    options.clientSecret === undefined
-      ? oauth.None()
-      : oauth.ClientSecretPost(options.clientSecret);
-  const insecure = options.allowInsecure === true ? { [oauth.allowInsecureRequests]: true } : {};
-  let as: Promise<oauth.AuthorizationServer> | undefined;
-  const metadata = () => {
-    const issuer = new URL(options.issuer);
-    as ??= oauth
-      .discoveryRequest(issuer, { algorithm: 'oidc', ...insecure })
-      .then((r) => oauth.processDiscoveryResponse(issuer, r))
-      .catch((error) => {
-        as = undefined;
-        throw error;
-      });
-    return as;
-  };
+  const flow = new OidcSignIn(options);
   return {
     start: (next) => `/elicit/login?next=${encodeURIComponent(next)}`,
     mount(app, ctx) {
@@ -190,26 +160,10 @@ export function oidcLogin(options: OidcLoginOptions): Login {
             503,
           );
         }
-        const server = await metadata();
-        const state = oauth.generateRandomState();
-        const verifier = oauth.generateRandomCodeVerifier();
-        const nonce = oauth.generateRandomNonce();
+        const { url, state, pending } = await flow.start(redirectUri);
         const { cookie, binding } = ctx.sessions.startLogin(cookieHeader, ttlMs);
-        const tx: LoginTx = { verifier, nonce, next, binding };
+        const tx: LoginTx = { ...pending, next, binding };
         await ctx.store.create(`login:${state}`, { ...tx }, { ttlMs });
-        const url = new URL(server.authorization_endpoint as string);
-        for (const [k, v] of Object.entries({
-          response_type: 'code',
-          client_id: options.clientId,
-          redirect_uri: redirectUri,
-          scope: 'openid',
-          state,
-          nonce,
-          code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-          code_challenge_method: 'S256',
-        })) {
-          url.searchParams.set(k, v);
-        }
         return redirect(url.href, cookie);
       });
       app.get('/elicit/login/callback', async (c) => {
@@ -217,12 +171,12 @@ export function oidcLogin(options: OidcLoginOptions): Login {
         const current = await ctx.sessions.current(cookieHeader);
         const who = whoOf(current);
         const callback = new URL(c.req.url);
-        const state = callback.searchParams.get('state') ?? '';
+        const state = callbackState(callback);
         const tx =
-          state === ''
+          state === undefined
             ? undefined
             : ((await ctx.store.take<never>(`login:${state}`))?.value as LoginTx | undefined);
-        if (tx === undefined) {
+        if (state === undefined || tx === undefined) {
           ctx.log({ type: 'login_refused', reason: 'expired' });
           return failed('This sign-in has expired or was already used.', who);
         }
@@ -235,28 +189,12 @@ export function oidcLogin(options: OidcLoginOptions): Login {
           );
         }
         try {
-          const server = await metadata();
-          const params = oauth.validateAuthResponse(server, client, callback, state);
-          const response = await oauth.authorizationCodeGrantRequest(
-            server,
-            client,
-            auth,
-            params,
-            redirectUri,
-            tx.verifier,
-            insecure,
-          );
-          const result = await oauth.processAuthorizationCodeResponse(server, client, response, {
-            expectedNonce: tx.nonce,
-            requireIdToken: true,
-          });
-          const claims = oauth.getValidatedIdTokenClaims(result);
-          if (claims === undefined) return failed('The identity provider sent no ID token.', who);
+          const person = await flow.finish(callback, state, tx, redirectUri);
           return finishSignIn(
             ctx,
             current,
-            tokenPrincipal(claims.iss, claims.sub),
-            nameOf(claims),
+            tokenPrincipal(person.issuer, person.subject),
+            person.name,
             tx.next,
             ctx.sessions.clearLogin(),
           );

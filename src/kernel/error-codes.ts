@@ -32,6 +32,11 @@ export interface ErrorCodeEntry {
 
 export const ELICIT_LIMIT_INVALID = 'ELICIT_LIMIT_INVALID';
 export const ELICIT_INTERNAL = 'ELICIT_INTERNAL';
+export const ELICIT_LOGIN_CONFIG = 'ELICIT_LOGIN_CONFIG';
+export const ELICIT_LOGIN_PROVIDER = 'ELICIT_LOGIN_PROVIDER';
+export const ELICIT_LOGIN_STATE = 'ELICIT_LOGIN_STATE';
+export const ELICIT_LOGIN_REFUSED = 'ELICIT_LOGIN_REFUSED';
+export const ELICIT_LOGIN_BUSY = 'ELICIT_LOGIN_BUSY';
 export const ELICIT_SCHEMA_INVALID = 'ELICIT_SCHEMA_INVALID';
 export const ELICIT_CONVERSION_LIMIT = 'ELICIT_CONVERSION_LIMIT';
 export const ELICIT_PATTERN_INVALID = 'ELICIT_PATTERN_INVALID';
@@ -132,6 +137,36 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
     part: 'general',
     reach: 'local',
     meaning: 'An internal invariant of elicit did not hold: a bug, not a usage mistake.',
+  },
+  [ELICIT_LOGIN_CONFIG]: {
+    part: 'general',
+    reach: 'local',
+    meaning:
+      'An OpenID sign-in is configured with an issuer that is not https (without allowInsecure) or with an empty client id.',
+  },
+  [ELICIT_LOGIN_PROVIDER]: {
+    part: 'general',
+    reach: 'local',
+    meaning:
+      'The OpenID provider could not be reached, or its discovery document is unusable (no authorization endpoint, another issuer).',
+  },
+  [ELICIT_LOGIN_STATE]: {
+    part: 'general',
+    reach: 'local',
+    meaning:
+      'A sign-in callback carries no state minted here, or one that expired, was used already, or was started in another browser.',
+  },
+  [ELICIT_LOGIN_REFUSED]: {
+    part: 'general',
+    reach: 'local',
+    meaning:
+      'The OpenID sign-in failed a check: the provider answered with an error, the code was refused (issued to another client, used, expired), or the ID token is missing or not from this issuer, client and nonce.',
+  },
+  [ELICIT_LOGIN_BUSY]: {
+    part: 'general',
+    reach: 'local',
+    meaning:
+      'Too many sign-ins are in progress at once; a new one is refused until some end or expire.',
   },
   [ELICIT_SCHEMA_INVALID]: {
     part: 'schema',
@@ -629,6 +664,11 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
 export type ElicitErrorCode =
   | typeof ELICIT_LIMIT_INVALID
   | typeof ELICIT_INTERNAL
+  | typeof ELICIT_LOGIN_CONFIG
+  | typeof ELICIT_LOGIN_PROVIDER
+  | typeof ELICIT_LOGIN_STATE
+  | typeof ELICIT_LOGIN_REFUSED
+  | typeof ELICIT_LOGIN_BUSY
   | typeof ELICIT_SCHEMA_INVALID
   | typeof ELICIT_CONVERSION_LIMIT
   | typeof ELICIT_PATTERN_INVALID
