@@ -11,6 +11,11 @@
  * the page is served with a CSP that allows only its own script, and the Host header is checked
  * against DNS rebinding.
  *
+ * With `oidc`, the page has a sign-in of its own beside the links (inbox-login.ts): the person
+ * signs in with the OpenID provider whose access tokens their host presents, as the principal
+ * the gateway gives their calls. Whatever signs a browser in, a browser signed in as someone
+ * else is never switched silently: it gets a page naming both, and may sign out first.
+ *
  * Replicas: questions, links and sessions live in the store, so any replica sharing it shows and
  * answers any of them. The answer is written to the question's record (compare-and-set) and a
  * wake-up goes out on the message bus; the replica holding the call reads the record and the call
@@ -27,10 +32,13 @@ import { type MessageBus, memoryBus } from '../kernel/bus.ts';
 import { ELICIT_GATEWAY_HOLDER_LOST, ELICIT_GATEWAY_INBOX_CONFIG } from '../kernel/error-codes.ts';
 import type { InboxAnswer } from '../kernel/inbox.ts';
 import { inboxPageScript } from '../kernel/inbox-script.ts';
+import { MAX_CALLBACK_CHARS } from '../kernel/oidc.ts';
 import type { Json, Store } from '../kernel/store.ts';
 import { isLoopbackHost } from '../server/internal.ts';
 import { memoryStore } from '../store/internal.ts';
 import type { UrlAnalysis } from '../url/index.ts';
+import { type InboxOidcOptions, InboxSignIn, readCookie } from './inbox-login.ts';
+import { type Reply, refusedPage, signInPage, switchPage } from './inbox-pages.ts';
 
 export interface InboxOptions {
   /**
@@ -79,6 +87,13 @@ export interface InboxOptions {
   readonly sessionTtlMs?: number;
   /** Browsers signed in at once per principal; default 16 (past it, one of them is signed out). */
   readonly maxSessions?: number;
+  /**
+   * Sign-in with an OpenID provider, beside the one-time links: a person signs in as
+   * `["<issuer>","<subject>"]`, the principal the gateway gives calls whose verified access
+   * token has that issuer and subject, and sees their own questions. Register
+   * `<page origin>/inbox/login/callback` as the client's redirect URI.
+   */
+  readonly oidc?: InboxOidcOptions;
 }
 
 /** A question as asked of the inbox: a form (its schema) or a URL page (its analysis). */
@@ -119,6 +134,9 @@ function holderLost(): InboxError {
   );
 }
 
+/** A browser session in the store: its principal, the name shown for it, its CSRF token. */
+type Session = { p: string; n?: string; csrf: string };
+
 /** A question's record in the store. */
 type Record_ = {
   /** The principal it belongs to. */
@@ -132,6 +150,11 @@ type Record_ = {
 
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+/** The sign-in and refusal pages: no script at all, and a form only to the inbox itself. */
+const PAGE_CSP =
+  "default-src 'none'; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+/** Cookies, links and done tokens are 32 random bytes in base64url. */
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const MAX_BODY = 256 * 1024;
 /** How long a failed question stays listed so the person reads why. */
 const FAILED_TTL_MS = 10 * 60_000;
@@ -219,9 +242,12 @@ export class Inbox {
   readonly #lease: NodeJS.Timeout;
   /** `__Host-` and Secure where the page is https. */
   readonly #cookie: string;
+  readonly #signIn: InboxSignIn | undefined;
   #poll: NodeJS.Timeout | undefined;
 
   private constructor(server: Server, address: URL, url: URL, options: InboxOptions, store: Store) {
+    this.#signIn =
+      options.oidc === undefined ? undefined : new InboxSignIn(options.oidc, store, url);
     this.#server = server;
     this.address = address;
     this.url = url;
@@ -259,7 +285,12 @@ export class Inbox {
     });
     const { port } = server.address() as AddressInfo;
     const address = new URL(`http://${host.includes(':') ? `[${host}]` : host}:${port}/inbox`);
-    inbox = new Inbox(server, address, pub ?? address, options, store);
+    try {
+      inbox = new Inbox(server, address, pub ?? address, options, store);
+    } catch (error) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      throw error;
+    }
     try {
       await inbox.#renew();
     } catch (error) {
@@ -420,10 +451,15 @@ export class Inbox {
    * Keeps a browser session for `principal`. At `maxSessions` one of theirs is signed out to make
    * room (the person holds every link to their own inbox, so a cap must not lock them out).
    */
-  async #signIn(session: string, principal: string, ttlMs: number): Promise<string> {
+  async #keepSession(
+    session: string,
+    principal: string,
+    name: string,
+    ttlMs: number,
+  ): Promise<string> {
     const tag = key.sessions(principal);
     const cap = { tag, max: this.#options.maxSessions ?? 16 };
-    const value = { p: principal, csrf: token() };
+    const value: Session = { p: principal, n: name.slice(0, 200), csrf: token() };
     let made = 'full';
     for (let attempt = 0; attempt < 3 && made === 'full'; attempt++) {
       made = await this.#store.createCapped(
@@ -438,73 +474,153 @@ export class Inbox {
     return made;
   }
 
+  /** The browser's session, when its cookie names a live one. */
+  async #session(req: IncomingMessage): Promise<(Session & { id: string }) | undefined> {
+    const id = readCookie(req.headers.cookie, this.#cookie, TOKEN);
+    const stored = id === undefined ? undefined : await this.#store.get<Session>(key.session(id));
+    return id === undefined || stored === undefined ? undefined : { ...stored.value, id };
+  }
+
+  #sessionCookie(value: string, maxAgeMs: number): string {
+    return `${this.#cookie}=${value}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${Math.floor(maxAgeMs / 1000)}${this.url.protocol === 'https:' ? '; Secure' : ''}`;
+  }
+
+  /**
+   * Signs the browser in as `principal` (a link or a sign-in brought it): a new session, the
+   * same one for the same principal, or, for a browser signed in as someone else, the page that
+   * refuses to switch it silently. `cookies` go out whatever the outcome (a spent login cookie).
+   */
+  async #enter(
+    current: (Session & { id: string }) | undefined,
+    principal: string,
+    name: string,
+    cookies: readonly string[] = [],
+  ): Promise<Reply> {
+    const to = (...set: string[]): Reply => ({
+      status: 303,
+      type: 'text/plain',
+      body: '',
+      headers: { location: '/inbox', 'set-cookie': [...cookies, ...set] },
+    });
+    if (current?.p === principal) return to();
+    if (current !== undefined) {
+      const page = switchPage(current.n ?? current.p, name, current.csrf);
+      return { ...page, headers: { ...page.headers, 'set-cookie': [...cookies] } };
+    }
+    const session = token();
+    const ttlMs = this.#options.sessionTtlMs ?? 12 * 60 * 60_000;
+    if ((await this.#keepSession(session, principal, name, ttlMs)) !== 'created')
+      return refusedPage(
+        429,
+        'Too many browsers are signing in to this inbox at once. Try again later.',
+      );
+    return to(this.#sessionCookie(session, ttlMs));
+  }
+
+  /** A one-time link: taken once, unless the browser is signed in as someone else. */
+  async #link(t: string, current: (Session & { id: string }) | undefined): Promise<Reply> {
+    const invalid = () =>
+      refusedPage(
+        403,
+        'This link was used already or is not valid; ask the gateway for a new one.',
+      );
+    if (!TOKEN.test(t)) return invalid();
+    const peeked = (await this.#store.get<string>(key.link(t)))?.value;
+    // Not spent on a browser that would refuse it: the person can sign out and open it again.
+    if (typeof peeked === 'string' && current !== undefined && current.p !== peeked)
+      return this.#enter(current, peeked, peeked);
+    const taken = (await this.#store.take<string>(key.link(t)))?.value;
+    if (typeof taken !== 'string') return invalid();
+    return this.#enter(current, taken, taken);
+  }
+
+  /** `POST /inbox/logout` from the inbox's own page, with the session's CSRF token. */
+  async #logout(req: IncomingMessage, current: (Session & { id: string }) | undefined) {
+    if (current === undefined) return refusedPage(401, 'This browser is not signed in.');
+    let body = '';
+    for await (const chunk of req) {
+      body += chunk;
+      if (body.length > 1024) return refusedPage(413, 'That request is too large.');
+    }
+    const csrf = new URLSearchParams(body).get('csrf') ?? '';
+    if (req.headers.origin !== this.url.origin || !same(csrf, current.csrf))
+      return refusedPage(403, 'This sign-out came from another page; nothing was changed.');
+    await this.#store.delete(key.session(current.id));
+    return {
+      status: 303,
+      type: 'text/plain',
+      body: '',
+      headers: { location: '/inbox', 'set-cookie': this.#sessionCookie('', 0) },
+    };
+  }
+
+  /** The sign-in's steps (inbox-login.ts); undefined for any other address. */
+  async #login(
+    req: IncomingMessage,
+    url: URL,
+    login: InboxSignIn,
+    current: (Session & { id: string }) | undefined,
+  ): Promise<Reply | undefined> {
+    if (req.method !== 'GET') return undefined;
+    const cookies = req.headers.cookie;
+    if (url.pathname === '/inbox/login') return login.start(cookies);
+    if (url.pathname === '/inbox/login/callback') return login.callback(url, cookies);
+    if (url.pathname !== '/inbox/login/done') return undefined;
+    const done = await login.done(url, cookies);
+    if ('status' in done) return done;
+    return this.#enter(current, done.principal, done.name, [done.clearCookie]);
+  }
+
   /** @internal */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const send = (
       status: number,
       type: string,
       body: string,
-      extra: Record<string, string> = {},
+      extra: Reply['headers'] = {},
+      csp = CSP,
     ): void => {
+      const headers: Record<string, string | string[]> = {};
+      for (const [k, v] of Object.entries(extra)) headers[k] = typeof v === 'string' ? v : [...v];
       res
         .writeHead(status, {
           'content-type': type,
-          'content-security-policy': CSP,
+          'content-security-policy': csp,
           'x-content-type-options': 'nosniff',
           'referrer-policy': 'no-referrer',
           'cache-control': 'no-store',
-          ...extra,
+          ...headers,
         })
         .end(body);
     };
+    // The pages other than the inbox's own may post a form to it (signing out).
+    const reply = (r: Reply) => send(r.status, r.type, r.body, r.headers, PAGE_CSP);
     // DNS rebinding: only our own address may be named.
     // (Behind a proxy that names the address it forwards to, that address is ours too.)
     if (req.headers.host !== this.url.host && req.headers.host !== this.address.host)
       return send(421, 'text/plain', 'wrong host');
     const url = new URL(req.url ?? '/', this.url);
-    if (req.method === 'GET' && url.pathname === '/inbox' && url.searchParams.has('t')) {
-      const t = url.searchParams.get('t') ?? '';
-      const taken = /^[A-Za-z0-9_-]{43}$/.test(t)
-        ? await this.#store.take<string>(key.link(t))
-        : undefined;
-      if (taken === undefined || typeof taken.value !== 'string')
-        return send(
-          403,
-          'text/plain',
-          'This link was used already or is not valid; ask the gateway for a new one.',
-        );
-      const principal = taken.value;
-      const session = token();
-      const ttlMs = this.#options.sessionTtlMs ?? 12 * 60 * 60_000;
-      const made = await this.#signIn(session, principal, ttlMs);
-      if (made !== 'created')
-        return send(
-          429,
-          'text/plain',
-          'Too many browsers are signing in to this inbox at once. Try again later.',
-        );
-      return send(303, 'text/plain', '', {
-        location: '/inbox',
-        'set-cookie': `${this.#cookie}=${session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${Math.floor(ttlMs / 1000)}${this.url.protocol === 'https:' ? '; Secure' : ''}`,
-      });
-    }
+    if (req.url !== undefined && req.url.length > MAX_CALLBACK_CHARS)
+      return send(414, 'text/plain', 'too long');
     if (url.pathname === '/inbox.css') return send(200, 'text/css', CSS);
     if (url.pathname === '/inbox.js') return send(200, 'text/javascript', await inboxPageScript());
-    const cookie = (req.headers.cookie ?? '')
-      .split(';')
-      .map((c) => c.trim())
-      .find((c) => c.startsWith(`${this.#cookie}=`))
-      ?.slice(this.#cookie.length + 1);
-    const valid = cookie !== undefined && /^[A-Za-z0-9_-]{43}$/.test(cookie);
-    const session = !valid
-      ? undefined
-      : (await this.#store.get<{ p: string; csrf: string }>(key.session(cookie)))?.value;
-    if (session === undefined)
+    const session = await this.#session(req);
+    if (req.method === 'GET' && url.pathname === '/inbox' && url.searchParams.has('t'))
+      return reply(await this.#link(url.searchParams.get('t') ?? '', session));
+    if (req.method === 'POST' && url.pathname === '/inbox/logout')
+      return reply(await this.#logout(req, session));
+    const login =
+      this.#signIn === undefined ? undefined : await this.#login(req, url, this.#signIn, session);
+    if (login !== undefined) return reply(login);
+    if (session === undefined) {
+      if (this.#signIn !== undefined && req.method === 'GET' && url.pathname === '/inbox')
+        return reply(signInPage(this.#signIn.provider));
       return send(
         401,
         'text/plain',
         'Open the link the gateway printed to see the questions waiting for you.',
       );
+    }
     if (req.method === 'GET' && url.pathname === '/inbox')
       return send(200, 'text/html; charset=utf-8', PAGE(session.csrf));
     if (req.method === 'GET' && url.pathname === '/inbox/questions')

@@ -7,6 +7,7 @@ export {
   type GatewayOptions,
 } from './gateway.ts';
 export { DEFAULT_HELD_LIMITS, HeldCallError, type HeldLimits } from './held.ts';
+export type { InboxOidcOptions } from './inbox-login.ts';
 export {
   Inbox,
   type InboxAnswer,
