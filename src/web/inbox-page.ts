@@ -59,6 +59,13 @@ function render(q: Question): void {
     element.request = { server: q.server, message: q.message, requestedSchema: q.requestedSchema };
     form = element;
   }
+  // What the server was told, in the person's words: a decline is not "an answer received".
+  const sent = (action: unknown) =>
+    action === 'decline'
+      ? 'You declined: the server was told.'
+      : action === 'cancel'
+        ? 'Cancelled: the server was told.'
+        : 'Your answer was received.';
   const say = (text: string) => {
     const note = document.createElement('p');
     note.className = 'done';
@@ -76,7 +83,7 @@ function render(q: Question): void {
       .then(async (r) => {
         if (r.status === 410)
           failure(section, (await r.json()) as { code: string; message: string });
-        else say(r.ok ? 'Your answer was received.' : 'This question is not waiting any more.');
+        else say(r.ok ? sent(detail.action) : 'This question is not waiting any more.');
       })
       .catch(() => say('Not sent: the server could not be reached. Reload the page to try again.'));
   });

@@ -193,7 +193,7 @@ describe('createServer({ inbox }): URL asks a client cannot receive wait on the 
     await page.waitForSelector(`${consent} >> [part=decline]`);
     await page.waitForTimeout(600);
     await page.click(`${consent} >> [part=decline]`);
-    await page.waitForSelector('text=Your answer was received.');
+    await page.waitForSelector('text=You declined: the server was told.');
     expect(textOf(await client.callTool({ name: 'set_api_key', arguments: args }))).toBe('decline');
     // The declined question was used by that call: the next call puts a new one in the inbox.
     const next = await client.callTool({ name: 'set_api_key', arguments: args });
