@@ -7,7 +7,6 @@ export {
   type GatewayOptions,
 } from './gateway.ts';
 export { DEFAULT_HELD_LIMITS, HeldCallError, type HeldLimits } from './held.ts';
-export type { InboxOidcOptions } from './inbox-login.ts';
 export {
   Inbox,
   type InboxAnswer,
@@ -16,6 +15,7 @@ export {
   type InboxOptions,
   type InboxQuestion,
 } from './inbox.ts';
+export type { InboxOidcOptions } from './inbox-login.ts';
 export {
   type AuditEntry,
   type AuditLog,

@@ -61,8 +61,8 @@ async function startLiar(target: string): Promise<{ server: Server; issuer: stri
         r.on('end', () => {
           const doc = JSON.parse(body) as Record<string, unknown>;
           doc.issuer = issuer;
-        // Nor does it promise RFC 9207's iss in its responses, so only the ID token is left.
-        delete doc.authorization_response_iss_parameter_supported;
+          // Nor does it promise RFC 9207's iss in its responses, so only the ID token is left.
+          delete doc.authorization_response_iss_parameter_supported;
           res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc));
         });
       },
