@@ -17,6 +17,7 @@ import {
   SDK_SEAMS_VERSION,
   wrapStoredHandlers,
 } from '../src/kernel/sdk-seams.ts';
+import { Withdrawal } from '../src/server/engines/withdrawal.ts';
 
 const installed = (pkg: string): string =>
   (
@@ -128,5 +129,72 @@ describe('SDK seams', () => {
     expect(mcp.server.getClientVersion()).toBeUndefined();
     expect(mcp.server.getClientCapabilities()).toBeUndefined();
     await handler.close();
+  });
+
+  it('requestSignal: a request reads its signal through aborted, reason and its abort listener only', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' });
+    const read = new Set<string>();
+    let withdrawal: Withdrawal | undefined;
+    mcp.registerTool('t', {}, async (ctx) => {
+      const own = new Withdrawal(ctx.mcpReq.signal);
+      withdrawal = own;
+      // Every member the SDK reads, recorded.
+      const spy = new Proxy(own, {
+        get(target, key) {
+          read.add(String(key));
+          const value = Reflect.get(target, key, target) as unknown;
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const outcome = await ctx.mcpReq
+        .send(
+          {
+            method: 'elicitation/create',
+            params: {
+              mode: 'form',
+              message: 'm',
+              requestedSchema: { type: 'object', properties: {} },
+            },
+          },
+          { signal: spy as unknown as AbortSignal },
+        )
+        .then(
+          () => 'answered',
+          (error: unknown) => String((error as Error).message),
+        );
+      return { content: [{ type: 'text', text: outcome }] };
+    });
+    const client = new Client({ name: 'c', version: '1' }, { capabilities: { elicitation: {} } });
+    const cancelled: unknown[] = [];
+    let shown: (() => void) | undefined;
+    client.setRequestHandler('elicitation/create', (_req, ctx) => {
+      shown?.();
+      return new Promise((resolve) =>
+        ctx.mcpReq.signal.addEventListener('abort', () => {
+          cancelled.push(ctx.mcpReq.id);
+          resolve({ action: 'cancel' });
+        }),
+      );
+    });
+    const [ct, st] = InMemoryTransport.createLinkedPair();
+    await mcp.connect(st);
+    await client.connect(ct);
+    const asked = new Promise<void>((resolve) => {
+      shown = resolve;
+    });
+    const call = client.callTool({ name: 't', arguments: {} });
+    await asked;
+    withdrawal?.withdraw('taken back');
+    const result = (await call) as { content: { text: string }[] };
+    // The request was cancelled on the wire (the client saw notifications/cancelled) and failed.
+    expect(result.content[0]?.text).toContain('taken back');
+    expect(cancelled).toHaveLength(1);
+    expect(
+      [...read].every((k) =>
+        ['aborted', 'reason', 'addEventListener', 'removeEventListener'].includes(k),
+      ),
+    ).toBe(true);
+    expect(read).toContain('addEventListener');
+    await mcp.close();
   });
 });

@@ -24,6 +24,8 @@ export const SDK_SEAMS = {
     "McpServer.createToolError (private), replaced on a subclass's prototype: McpServer turns every throw of a tool but -32042 into an isError result, so a tool's JSON-RPC error (-32021, -32000, -32603) could not leave otherwise; the error reaches the replacement by its message (server/wire.ts `escapeToWire`, a bounded map).",
   clientIdentity:
     "Server._clientCapabilities and _clientVersion (private): createMcpHandler seeds them on each 2026-07-28 request's server from the request's envelope, writing only the fields present, so a server reused across requests would keep the last client's clientInfo when the next request omits it; they are forgotten before a pooled server is reused (server/server-pool.ts).",
+  requestSignal:
+    "A request's `signal` option, read by Protocol's request only through `aborted`, `reason` and one `abort` listener (added as the request goes out, removed when it settles): a 2025 call's pushed requests go out with a Withdrawal (server/engines/withdrawal.ts) in place of an AbortController linked to the call's signal, so a waiting call holds no controller nor forwarding listener; the SDK has no other way to cancel a request sent with no signal.",
 } as const;
 
 export type SdkSeam = keyof typeof SDK_SEAMS;

@@ -137,6 +137,27 @@ describe('ask.all on a 2025-11-25 session', () => {
     }
   });
 
+  it('withdraws the question when the client cancels the call', async () => {
+    const p = await peer(
+      createServer({ name: 'cancel', version: '1', onWarning: () => {} }).tool(
+        'asks',
+        {},
+        async (_a, ask) => (await ask.form('who', nameForm)).action,
+      ),
+      { elicitation: { form: {} } },
+    );
+    const abort = new AbortController();
+    const call = p.client
+      .callTool({ name: 'asks', arguments: {} }, { signal: abort.signal })
+      .catch(() => 'cancelled');
+    await until(() => p.shown.length === 1);
+    abort.abort('changed my mind');
+    expect(await call).toBe('cancelled');
+    await until(() => p.shown[0]?.withdrawn ?? false);
+    expect(cancelledFor(p, p.shown[0]?.id)).toHaveLength(1);
+    await p.client.close();
+  });
+
   it('shows nothing for a call that has already ended', async () => {
     const seen: { detached?: Promise<unknown> } = {};
     const p = await peer(app(seen), { elicitation: { form: {} } });

@@ -39,6 +39,7 @@ import {
 } from '../url-mode.ts';
 import type { CompletionPort, RecordPurpose } from '../url-port.ts';
 import type { Engine, Receiver, UrlStepResult } from './contract.ts';
+import { Withdrawal } from './withdrawal.ts';
 
 /** What a push engine needs from the server (the runner's server is one). */
 export interface PushServer {
@@ -89,14 +90,10 @@ class PushEngine implements Engine {
   // use: most calls wait on one ask.
   #memo: Map<string, unknown> | undefined;
   /**
-   * Withdraws what this call has sent and not had answered: aborting a request the SDK sent with
-   * a signal sends `notifications/cancelled` for it, so the client takes the question off the
-   * screen. Made at the first request; aborted (and replaced) when a round fails, aborted for
-   * good when the call ends.
+   * Withdraws what this call has sent and not had answered (withdrawal.ts). Made at the first
+   * request; withdrawn (and replaced) when a round fails, withdrawn for good when the call ends.
    */
-  #withdraw: AbortController | undefined;
-  /** The call's abort passed on to `#withdraw`; removed when that is aborted or replaced. */
-  #onCallAbort: (() => void) | undefined;
+  #withdraw: Withdrawal | undefined;
   #ended = false;
 
   constructor(
@@ -201,30 +198,16 @@ class PushEngine implements Engine {
     };
   }
 
-  /** The signal this call's requests go out with: the call's own, or a withdrawal. */
+  /** The signal this call's requests go out with: aborted with the call, or by a withdrawal. */
   #withdrawSignal(): AbortSignal {
-    if (this.#withdraw === undefined) {
-      const withdraw = new AbortController();
-      this.#withdraw = withdraw;
-      const call = this.#ctx.mcpReq.signal;
-      if (call.aborted) withdraw.abort(call.reason);
-      else {
-        // A plain listener, removed by hand: the `signal` option of addEventListener would
-        // cost about 1.5 KiB per waiting call (Node keeps a weak reference and a finalizer).
-        this.#onCallAbort = () => withdraw.abort(call.reason);
-        call.addEventListener('abort', this.#onCallAbort, { once: true });
-      }
-    }
+    // Seam requestSignal (kernel/sdk-seams.ts).
+    this.#withdraw ??= new Withdrawal(this.#ctx.mcpReq.signal);
     return this.#withdraw.signal;
   }
 
   /** Takes everything this call has on screen back (notifications/cancelled for each). */
   #withdrawAll(reason: string): void {
-    if (this.#onCallAbort !== undefined) {
-      this.#ctx.mcpReq.signal.removeEventListener('abort', this.#onCallAbort);
-      this.#onCallAbort = undefined;
-    }
-    this.#withdraw?.abort(new Error(reason));
+    this.#withdraw?.withdraw(reason);
     this.#withdraw = undefined;
   }
 
