@@ -11,15 +11,16 @@
  * Durability: a write resolves only once the write-ahead log holding it is on disk, as with
  * SQLite's `synchronous = FULL`, but the log is flushed by the store (group commit) instead of
  * inside each commit: SQLite runs with `synchronous = NORMAL` (in WAL mode always consistent,
- * only the flush moves), and the store then calls `fsync` on the log off the event loop. Writes
- * that land while a flush is under way share the next one, so the process is not blocked for
- * the disk's flush on every commit and concurrent writers pay for one flush together. A read in
+ * only the flush moves), and the store then calls `fsync` on the log off the event loop. The
+ * writes of one turn of the event loop share one flush, and writes that land while a flush is
+ * under way share the next one, so the process is not blocked for the disk's flush on every
+ * commit and concurrent writers pay for one flush together. A read in
  * this process of a key whose write is still being flushed waits for that flush, so it never
  * reports a write that a power loss could take back; another process sharing the file may see a
  * write up to one flush before it is durable (anything it writes after is flushed with it: the
  * log is one file).
  */
-import { close as closeFd, fsync, mkdirSync, open as openFd } from 'node:fs';
+import { closeSync, fstatSync, fsync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ELICIT_LIMIT_INVALID } from '../kernel/error-codes.ts';
@@ -266,26 +267,53 @@ export async function sqliteStore(options: SqliteStoreOptions): Promise<Store> {
   };
   /**
    * Group commit: resolves once every write committed before the call is on disk. One flush
-   * at a time; writes made while it runs wait for the next, which they all share. The log is
-   * opened by name for each flush, so a log another process removed and made anew (its last
-   * connection closing checkpoints it into the database, which SQLite flushes) is never missed;
-   * no log at all means everything is in the database already.
+   * at a time, started once the current turn of the event loop is over, so the writes of one
+   * turn share it; writes made while it runs wait for the next, which they all share.
+   *
+   * The log stays open for the flushes: this connection keeps it in place while it is open (a
+   * log is removed only when the last connection to the file closes, and it is reset in place,
+   * never replaced, while one is open). Should it have been unlinked all the same, it is opened
+   * again by name; no log at all means everything is in the database already.
    */
   const walPath = `${options.path}-wal`;
+  let log: number | undefined;
+  const openLog = (): number | undefined => {
+    if (log !== undefined) {
+      if (fstatSync(log).nlink > 0) return log;
+      closeSync(log);
+      log = undefined;
+    }
+    try {
+      log = openSync(walPath, 'r+');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    return log;
+  };
   const flushLog = () =>
     new Promise<void>((resolve, reject) => {
-      openFd(walPath, 'r+', (openError, fd) => {
-        if (openError !== null) {
-          if (openError.code === 'ENOENT') resolve();
-          else reject(storeFailure('SQLite', 'flush a write to disk', openError));
+      let fd: number | undefined;
+      try {
+        fd = openLog();
+      } catch (error) {
+        reject(storeFailure('SQLite', 'flush a write to disk', error));
+        return;
+      }
+      if (fd === undefined) {
+        resolve();
+        return;
+      }
+      fsync(fd, (syncError) => {
+        if (syncError === null) {
+          resolve();
           return;
         }
-        fsync(fd, (syncError) => {
-          closeFd(fd, () => {
-            if (syncError === null) resolve();
-            else reject(storeFailure('SQLite', 'flush a write to disk', syncError));
-          });
-        });
+        // The next flush opens the log afresh rather than trust a descriptor that failed.
+        if (log === fd) {
+          log = undefined;
+          closeSync(fd);
+        }
+        reject(storeFailure('SQLite', 'flush a write to disk', syncError));
       });
     });
   let flushing: Promise<void> | undefined;
@@ -299,11 +327,11 @@ export async function sqliteStore(options: SqliteStoreOptions): Promise<Store> {
     p.then(done, done);
     return p;
   };
+  const turnOver = () => new Promise<void>((resolve) => setImmediate(resolve));
   const durable = (): Promise<void> => {
     if (!wal) return Promise.resolve();
-    if (flushing === undefined) return startFlush();
     // The flush under way may have started before this write: wait for the next one.
-    nextFlush ??= flushing
+    nextFlush ??= (flushing ?? turnOver())
       .catch(() => {})
       .then(() => {
         nextFlush = undefined;
@@ -422,6 +450,8 @@ export async function sqliteStore(options: SqliteStoreOptions): Promise<Store> {
     async close() {
       await (nextFlush ?? flushing)?.catch(() => {});
       db.close();
+      if (log !== undefined) closeSync(log);
+      log = undefined;
     },
   };
 }
