@@ -22,7 +22,7 @@ import {
 import { ElicitError } from '../../errors.ts';
 import { ELICIT_STORE_UNAVAILABLE } from '../../kernel/error-codes.ts';
 import { pooledRandom } from '../../kernel/random.ts';
-import { type Json, type Store, StoreError } from '../../kernel/store.ts';
+import { type Json, type Store, type Stored, StoreError } from '../../kernel/store.ts';
 import { createAsk } from '../asks.ts';
 import { AskAbandonedError, RoundsExceededError } from '../errors.ts';
 import type { Faults } from '../faults.ts';
@@ -147,14 +147,14 @@ export const taskOf = (ctx: ServerContext) => inTask.get(ctx);
  * Runs (or replays) the handler of task `id` once, in the background of whichever request
  * brought it here; the caller has taken the lease. Settles the record: completed, failed,
  * cancelled, or parked in `input_required` with fresh keys. `known`: the record as the caller
- * just wrote it (with this process's lease), which saves a read.
+ * just wrote it (with this process's lease) and its version, which saves a read.
  */
 export function drive(
   host: TaskHost,
   id: string,
   principal: string,
   base: ServerContext,
-  known?: TaskRecord,
+  known?: Stored<TaskRecord & Json>,
 ): Promise<void> {
   // Runs detached from any request: a store that fails past every retry leaves the lease to
   // lapse, and the next tasks/get takes the task over (or fails it once it was taken over too
@@ -202,18 +202,22 @@ async function runOnce(
   id: string,
   principal: string,
   base: ServerContext,
-  known: TaskRecord | undefined,
+  known: Stored<TaskRecord & Json> | undefined,
 ): Promise<void> {
-  const record =
-    known ?? ((await readTask(host.store, id, principal))?.value as TaskRecord | undefined);
+  // The record as last written by this run: each write starts from it instead of a read.
+  let last = known ?? (await readTask(host.store, id, principal));
+  const record = last?.value as TaskRecord | undefined;
   if (record === undefined) return;
   if (isTerminal(record.status) || record.lease?.owner !== host.owner) return;
   const entry = host.entry(record.name);
   const context = record.context as unknown as TaskContext;
   const abort = new AbortController();
   host.running.set(id, abort);
-  const write = (change: (r: TaskRecord) => TaskRecord | undefined) =>
-    updateTask(host.store, id, principal, change, host.limits);
+  const write = async (change: (r: TaskRecord) => TaskRecord | undefined) => {
+    const u = await updateTask(host.store, id, principal, change, host.limits, Date.now, last);
+    last = u?.written;
+    return u;
+  };
   // Until when this process holds the task: the lease as last written.
   let leaseUntil = record.lease?.until ?? Date.now();
   const update = (change: (r: TaskRecord) => TaskRecord | undefined) =>

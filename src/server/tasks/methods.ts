@@ -192,10 +192,10 @@ export function installTaskMethods(mcp: McpServer, server: TaskMethodsServer): v
         stored,
       );
       // Two store round trips in all: the read above and the compare-and-set; the handler
-      // starts from the record just written.
-      if (updated?.changed === true && updated.record.status === 'working') {
+      // starts from the record just written, and its first write needs no read either.
+      if (updated?.written !== undefined && updated.record.status === 'working') {
         heldByBackground(mcp);
-        void drive(host, record.id, principal, ctx, updated.record);
+        void drive(host, record.id, principal, ctx, updated.written);
       }
       return { resultType: 'complete' } as never;
     }),

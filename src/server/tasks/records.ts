@@ -262,6 +262,12 @@ export interface Updated {
   readonly record: TaskRecord;
   /** False when the change left the record as it was. */
   readonly changed: boolean;
+  /**
+   * The record as written, with the version it has now if no one else wrote it since: the
+   * replaced version plus one, as every driver counts. Handed back as `first`, it saves the
+   * read of the next update; a wrong guess only costs a retry (the compare-and-set refuses it).
+   */
+  readonly written?: Stored<TaskRecord & Json>;
 }
 
 /**
@@ -291,7 +297,8 @@ export async function updateTask(
     checkSize(next, limits);
     if (await store.update(taskKey(id), stored.version, next as unknown as Json)) {
       taskChanged(id);
-      return { record: next, changed: true };
+      const written = { ...stored, value: next as TaskRecord & Json, version: stored.version + 1 };
+      return { record: next, changed: true, written };
     }
   }
   throw new TaskConflictError(id, limits.maxUpdateAttempts);
