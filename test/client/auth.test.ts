@@ -317,7 +317,7 @@ describe('signing in to a protected server', () => {
     expect(await forgetSignIn(mcp.url, { configDir })).toBe(false);
   });
 
-  it('elicit connect signs in through the browser, then reuses the saved sign-in', async () => {
+  it('elicit host signs in through the browser, then reuses the saved sign-in', async () => {
     const xdg = mkdtempSync(join(tmpdir(), 'elicit-xdg-'));
     // The "browser" elicit opens: a program that hands the URL to the test, which drives Chromium.
     const urls = join(xdg, 'opened.txt');
@@ -328,7 +328,7 @@ describe('signing in to a protected server', () => {
       new Promise<{ code: number; out: string }>((resolve) => {
         execFile(
           process.execPath,
-          ['src/cli/main.ts', 'connect', mcp.url.href, '--call', 'whoami'],
+          ['src/cli/main.ts', 'host', mcp.url.href, '--call', 'whoami'],
           {
             encoding: 'utf8',
             timeout: 60_000,

@@ -1,5 +1,5 @@
 /**
- * `elicit connect` against `@modelcontextprotocol/server-everything` (the reference server, on
+ * `elicit host` against `@modelcontextprotocol/server-everything` (the reference server, on
  * 2025-11-25, over stdio): roots from --root, sampling declined in a scripted run, and a
  * task-augmented tool call (the tool requires a task) followed to its end, with the question the
  * task asks on the way answered.
@@ -21,7 +21,7 @@ function connect(args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['src/cli/main.ts', 'connect', ...args, '--', process.execPath, everything, 'stdio'],
+      ['src/cli/main.ts', 'host', ...args, '--', process.execPath, everything, 'stdio'],
       { env: { ...process.env, NO_COLOR: '1' }, timeout: 90_000 },
       (error, stdout, stderr) =>
         resolve({ code: error === null ? 0 : ((error.code as number) ?? 1), out: stdout + stderr }),
@@ -37,7 +37,7 @@ afterAll(() => {
     } catch {}
 });
 
-describe('elicit connect with server-everything', () => {
+describe('elicit host with server-everything', () => {
   it('roots, and sampling declined (exit 1: the tool reports the refusal as an error)', async () => {
     const r = await connect([
       '--root',
@@ -98,7 +98,7 @@ describe('elicit connect with server-everything', () => {
       '120',
       '-y',
       '70',
-      `cd ${process.cwd()} && NO_COLOR=1 ${process.execPath} src/cli/main.ts connect -- ${process.execPath} ${everything} stdio; sleep 30`,
+      `cd ${process.cwd()} && NO_COLOR=1 ${process.execPath} src/cli/main.ts host -- ${process.execPath} ${everything} stdio; sleep 30`,
     );
     const screen = () => tmux('capture-pane', '-p', '-S', '-300', '-t', session);
     const menu = () => screen().slice(screen().lastIndexOf('◆  Call a tool'));

@@ -1,5 +1,5 @@
 /**
- * `elicit connect --format json` for programs: JSON lines on stdout (the server, then each call
+ * `elicit host --format json` for programs: JSON lines on stdout (the server, then each call
  * with its result or error), people's lines on stderr, stable exit codes; and `--version`.
  */
 import { execFile } from 'node:child_process';
@@ -40,7 +40,7 @@ describe('--format json', () => {
   it('prints the server and each call as JSON lines; people read stderr; exit 0', async () => {
     const url = (demo as DemoStack).url.href;
     const r = await cli([
-      'connect',
+      'host',
       url,
       '--call',
       'feedback',
@@ -67,7 +67,7 @@ describe('--format json', () => {
   it('a call that fails is a JSON error and exit 1; an unknown tool exit 2', async () => {
     const url = (demo as DemoStack).url.href;
     const bad = await cli([
-      'connect',
+      'host',
       url,
       '--call',
       'book_trip',
@@ -80,12 +80,12 @@ describe('--format json', () => {
     expect(last.call).toBe('book_trip');
     expect(last.result?.isError === true || last.error !== undefined).toBe(true);
     expect(bad.code).toBe(1);
-    const unknown = await cli(['connect', url, '--call', 'nope', '--format', 'json']);
+    const unknown = await cli(['host', url, '--call', 'nope', '--format', 'json']);
     expect(JSON.parse(unknown.stdout.trim().split('\n').at(-1) as string).error.message).toContain(
       'nope',
     );
     expect(unknown.code).toBe(2);
-    const usage = await cli(['connect', url, '--format', 'yaml', '--call', 'feedback']);
+    const usage = await cli(['host', url, '--format', 'yaml', '--call', 'feedback']);
     expect(usage.stderr).toContain('--format must be text or json');
     expect(usage.code).toBe(2);
   }, 120_000);

@@ -1,5 +1,5 @@
 /**
- * `elicit connect` as a terminal host, in a real terminal (tmux): cancelling a running call,
+ * `elicit host`, the terminal host, in a real terminal (tmux): cancelling a running call,
  * a progress bar, a prompt that asks for input, reconnecting after the server restarts, and a
  * URL step (-32042) whose completion is never announced, finished with "Done, retry now".
  */
@@ -53,7 +53,7 @@ function host(args: string): void {
     '110',
     '-y',
     '50',
-    `cd ${process.cwd()} && NO_COLOR=1 ELICIT_BROWSER=/bin/true ${process.execPath} src/cli/main.ts connect ${args}; echo EXIT=$?; sleep 60`,
+    `cd ${process.cwd()} && NO_COLOR=1 ELICIT_BROWSER=/bin/true ${process.execPath} src/cli/main.ts host ${args}; echo EXIT=$?; sleep 60`,
   );
 }
 
@@ -89,7 +89,7 @@ async function start(port: number) {
   return lines(server);
 }
 
-describe('elicit connect in a real terminal', () => {
+describe('elicit host in a real terminal', () => {
   it('Ctrl-C cancels a running call (the server hears it); Ctrl-C at the menu quits with 130', async () => {
     const port = await freePort();
     const events = await start(port);

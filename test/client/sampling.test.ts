@@ -1,5 +1,5 @@
 /**
- * Sampling and roots through `elicit connect`: roots from --root reach the server; a scripted
+ * Sampling and roots through `elicit host`: roots from --root reach the server; a scripted
  * run declines sampling (no one is there to write the reply); in a real terminal (tmux) the
  * person sees the request with the model wishes and writes the reply.
  */
@@ -35,7 +35,7 @@ afterAll(() => {
 describe('sampling and roots', () => {
   it('--root answers roots/list; a scripted run declines sampling', async () => {
     const r = await cli([
-      'connect',
+      'host',
       '--root',
       root,
       '--call',
@@ -61,7 +61,7 @@ describe('sampling and roots', () => {
       '110',
       '-y',
       '45',
-      `cd ${process.cwd()} && NO_COLOR=1 ${process.execPath} src/cli/main.ts connect -- ${process.execPath} ${fixture}; echo EXIT=$?; sleep 30`,
+      `cd ${process.cwd()} && NO_COLOR=1 ${process.execPath} src/cli/main.ts host -- ${process.execPath} ${fixture}; echo EXIT=$?; sleep 30`,
     );
     const screen = () => tmux('capture-pane', '-p', '-S', '-200', '-t', session);
     const waitFor = async (text: string) => {

@@ -31,7 +31,7 @@ describe('a saved sign-in the server refuses', () => {
     const out = await new Promise<string>((resolve) => {
       execFile(
         process.execPath,
-        ['src/cli/main.ts', 'connect', url, '--call', 'anything', '--connect-timeout', '10'],
+        ['src/cli/main.ts', 'host', url, '--call', 'anything', '--connect-timeout', '10'],
         { env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: config }, timeout: 60_000 },
         (_error, stdout, stderr) => resolve(stdout + stderr),
       );

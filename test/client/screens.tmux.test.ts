@@ -1,5 +1,5 @@
 /**
- * What a person sees at `elicit connect`'s menu, in a real terminal (tmux): server log lines
+ * What a person sees at `elicit host`'s menu, in a real terminal (tmux): server log lines
  * arriving while the menu is open are printed above it, and the menu stays on the screen once
  * (never drawn again per line); Enter on a one-key choice does what the screen shows (Enter on
  * "Call" calls, it does not open "Which field?"); lines arriving while arguments are typed wait
@@ -55,7 +55,7 @@ function host(server = `${process.execPath} test/fixtures/host-server.ts --stdio
     '110',
     '-y',
     '45',
-    `cd ${process.cwd()} && NO_COLOR=1 ${process.execPath} src/cli/main.ts connect --log-level info -- ${server}; echo EXIT=$?; sleep 60`,
+    `cd ${process.cwd()} && NO_COLOR=1 ${process.execPath} src/cli/main.ts host --log-level info -- ${server}; echo EXIT=$?; sleep 60`,
   );
 }
 

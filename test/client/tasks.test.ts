@@ -340,7 +340,7 @@ describe('bounds on hostile servers', () => {
   });
 });
 
-describe('elicit connect, non-interactive', () => {
+describe('elicit host, non-interactive', () => {
   it('follows a task, answers its question from --answers, prints the result', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'elicit-tasks-')), 'answers.json');
     writeFileSync(
@@ -355,7 +355,7 @@ describe('elicit connect, non-interactive', () => {
           process.execPath,
           [
             'src/cli/main.ts',
-            'connect',
+            'host',
             server.url.href,
             '--era',
             'modern',

@@ -1,5 +1,5 @@
 /**
- * `elicit connect` following tasks in a real terminal (tmux), against the tasks fixture on the
+ * `elicit host` following tasks in a real terminal (tmux), against the tasks fixture on the
  * plain SDK: the task's status on the status line, its question answered in the terminal,
  * Ctrl-C sending tasks/cancel and returning to the menu, and a server that goes away and comes
  * back while a task runs (the host reconnects and follows the same task, not a new call).
@@ -54,7 +54,7 @@ function host(args: string): void {
     '120',
     '-y',
     '50',
-    `cd ${process.cwd()} && NO_COLOR=1 ${process.execPath} src/cli/main.ts connect ${args}; echo EXIT=$?; sleep 60`,
+    `cd ${process.cwd()} && NO_COLOR=1 ${process.execPath} src/cli/main.ts host ${args}; echo EXIT=$?; sleep 60`,
   );
 }
 
@@ -98,7 +98,7 @@ async function start() {
   return lines(server);
 }
 
-describe('elicit connect follows tasks', () => {
+describe('elicit host follows tasks', () => {
   it('shows the task status while it runs; Ctrl-C sends tasks/cancel and returns to the menu', async () => {
     const events = await start();
     await choose('endless');

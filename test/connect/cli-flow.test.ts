@@ -1,5 +1,5 @@
 /**
- * The full URL-mode flow through `elicit connect`: the demo stack (SQLite, connect pages, a local
+ * The full URL-mode flow through `elicit host`: the demo stack (SQLite, connect pages, a local
  * OAuth provider), the CLI with a scripted renderer, and a browser program driving Chromium.
  */
 import { execFile } from 'node:child_process';
@@ -30,7 +30,7 @@ function connect(url: string, era: string): Promise<{ code: number; out: string 
       process.execPath,
       [
         'src/cli/main.ts',
-        'connect',
+        'host',
         url,
         '--era',
         era,
@@ -66,7 +66,7 @@ describe('a stored connection that stops working', () => {
   );
 });
 
-describe('URL mode through elicit connect', () => {
+describe('URL mode through elicit host', () => {
   it.each(['legacy', 'modern'])(
     'connect_calendar on the %s era',
     async (era) => {

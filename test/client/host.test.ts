@@ -1,5 +1,5 @@
 /**
- * `elicit connect` end to end: against the conformance server over HTTP, and against a server
+ * `elicit host` end to end: against the conformance server over HTTP, and against a server
  * built on the plain v1 SDK over stdio (forms, a -32042 URL step with completion and retry).
  */
 import { execFile } from 'node:child_process';
@@ -21,7 +21,7 @@ function elicit(
   return new Promise((resolve) => {
     execFile(
       node,
-      ['src/cli/main.ts', 'connect', ...args],
+      ['src/cli/main.ts', 'host', ...args],
       { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ...env }, timeout: 60_000 },
       (error, stdout, stderr) => {
         resolve({
@@ -64,7 +64,7 @@ afterAll(async () => {
   page.close();
 });
 
-describe('elicit connect', async () => {
+describe('elicit host', async () => {
   it('against the conformance server over HTTP, on both eras', async () => {
     for (const era of ['legacy', 'modern']) {
       const r = await elicit([
