@@ -8,50 +8,26 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway, Inbox } from '../../src/gateway/index.ts';
-import { form, integer, text } from '../../src/schema/index.ts';
-import { createServer, httpEntry, type Listening, listen } from '../../src/server/index.ts';
+import { createServer } from '../../src/server/index.ts';
 import { launchBrowser } from '../support/browser.ts';
+import { type GatewayInbox, gatewayInbox, withOrder } from '../support/inbox.ts';
 
 const INSPECTOR = 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js';
 
-let upstream: Listening;
-let gateway: Gateway;
-let front: Listening;
-let inbox: Inbox;
+let staged: GatewayInbox;
 let browser: Browser;
 let home: string;
 
 beforeAll(async () => {
-  const app = createServer({ name: 'asker', version: '1' }).tool(
-    'order',
-    { description: 'asks what to order' },
-    async (_args, ask) => {
-      const r = await ask.form('what', form({ dish: text(), count: integer({ min: 1 }) }), {
-        message: 'What would you like?',
-      });
-      return r.action === 'accept' ? `${r.content.count} × ${r.content.dish}` : r.action;
-    },
-  );
-  upstream = await listen(httpEntry(app));
-  inbox = await Inbox.start();
-  gateway = await createGateway({
-    transport: () => new StreamableHTTPClientTransport(upstream.url),
-    inbox,
-  });
-  front = await gateway.listen();
+  staged = await gatewayInbox(withOrder(createServer({ name: 'asker', version: '1' })));
   browser = await launchBrowser();
   home = mkdtempSync(join(tmpdir(), 'elicit-inspector-'));
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await front?.close();
-  await gateway?.close();
-  await inbox?.close();
-  await upstream?.close();
+  await staged?.close();
   if (home !== undefined) rmSync(home, { recursive: true, force: true });
 });
 
@@ -62,7 +38,7 @@ function inspectorCall(era: 'legacy' | 'modern'): Promise<{ code: number | null;
       [
         INSPECTOR,
         '--cli',
-        front.url.href,
+        staged.front.url.href,
         '--method',
         'tools/call',
         '--tool-name',
@@ -102,10 +78,11 @@ describe('MCP Inspector 2.12 --cli → elicit gateway → a server that asks', (
   ] as const) {
     it(`${era}: the question waits in the inbox, Chromium answers, the CLI prints the answer`, async () => {
       const call = inspectorCall(era);
-      for (let i = 0; i < 300 && inbox.size < 1; i++) await new Promise((r) => setTimeout(r, 50));
-      expect(inbox.size).toBe(1);
+      for (let i = 0; i < 300 && staged.inbox.size < 1; i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(staged.inbox.size).toBe(1);
       const page = await browser.newPage();
-      await page.goto(await inbox.link());
+      await page.goto(await staged.inbox.link());
       await page.waitForSelector('elicit-form >> input[name=dish]');
       await page.fill('elicit-form >> input[name=dish]', dish);
       await page.fill('elicit-form >> input[name=count]', '2');

@@ -7,81 +7,45 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer as createHttpServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getRequestListener } from '@hono/node-server';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createConnectStack, devLogin } from '../../src/connect/index.ts';
-import { form, integer, text } from '../../src/schema/index.ts';
-import {
-  createServer,
-  type ElicitServer,
-  generateKeySecret,
-  httpEntry,
-  type InboxWaiting,
-  type McpHttpEntry,
-} from '../../src/server/index.ts';
-import { memoryStore } from '../../src/store/index.ts';
+import { createServer, httpEntry } from '../../src/server/index.ts';
 import { launchBrowser, passDevLogin } from '../support/browser.ts';
-
-function withOrder(app: ElicitServer): ElicitServer {
-  return app.tool('order', { description: 'asks what to order' }, async (_args, ask) => {
-    const r = await ask.form('what', form({ dish: text(), count: integer({ min: 1 }) }), {
-      message: 'What would you like?',
-    });
-    return r.action === 'accept' ? `${r.content.count} × ${r.content.dish}` : r.action;
-  });
-}
+import {
+  type ConnectPages,
+  connectPages,
+  serverWithInbox,
+  waitingQuestions,
+  withOrder,
+} from '../support/inbox.ts';
 
 const INSPECTOR = 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js';
 
-let http: Server;
+let pages: ConnectPages;
 let base: string;
-let entry: McpHttpEntry;
-let plainEntry: McpHttpEntry;
 let browser: Browser;
 let home: string;
-const waitingNow: InboxWaiting[] = [];
+const waiting = waitingQuestions();
+const waitingNow = waiting.seen;
+const questionWaits = waiting.nth;
 
 beforeAll(async () => {
-  http = createHttpServer();
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  const pages = createConnectStack({
-    baseUrl: base,
-    store: memoryStore(),
-    keyring: { keys: [{ id: 'k', secret: generateKeySecret() }] },
-    login: devLogin({ fixedPrincipal: 'local' }),
-    providers: {},
-  });
-  const app = createServer({
-    name: 'shop',
-    version: '1',
-    connect: { app: pages },
-    inbox: { onWaiting: (q) => waitingNow.push(q) },
-  });
-  entry = httpEntry(withOrder(app));
-  plainEntry = httpEntry(withOrder(createServer({ name: 'plain', version: '1' })));
-  const plain = getRequestListener((req) => plainEntry.fetch(req));
-  const mcp = getRequestListener((req) => entry.fetch(req));
-  const web = getRequestListener((req) => pages.fetch(req));
-  http.on('request', (req, res) => {
-    const path = (req.url ?? '').split('?')[0];
-    (path === '/mcp' ? mcp : path === '/plain/mcp' ? plain : web)(req, res);
-  });
+  pages = await connectPages();
+  base = pages.base;
+  pages.mount(
+    '/mcp',
+    httpEntry(withOrder(serverWithInbox(pages, 'shop', { onWaiting: waiting.onWaiting }))),
+  );
+  pages.mount('/plain/mcp', httpEntry(withOrder(createServer({ name: 'plain', version: '1' }))));
   browser = await launchBrowser();
   // The CLI keeps a catalog under the home directory: a throwaway one.
   home = mkdtempSync(join(tmpdir(), 'elicit-inspector-'));
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await entry?.close();
-  await plainEntry?.close();
-  http?.closeAllConnections();
-  await new Promise<void>((r) => http?.close(() => r()));
+  await pages?.close();
   if (home !== undefined) rmSync(home, { recursive: true, force: true });
 });
 
@@ -124,13 +88,6 @@ function inspectorCall(
       resolve({ code, out: out || err });
     });
   });
-}
-
-async function questionWaits(n: number): Promise<InboxWaiting> {
-  for (let i = 0; i < 300 && waitingNow.length < n; i++)
-    await new Promise((r) => setTimeout(r, 50));
-  expect(waitingNow.length).toBe(n);
-  return waitingNow[n - 1] as InboxWaiting;
 }
 
 async function answerInBrowser(url: string, dish: string, count: string): Promise<void> {

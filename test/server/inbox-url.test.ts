@@ -6,49 +6,32 @@
  * open on a 2025 session, ended with the link and completed by the same call again at 2026-07-28,
  * a task waiting for the page and then the record with the tasks extension.
  */
-import { createServer as createHttpServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConnectApp, createConnectStack, devLogin } from '../../src/connect/index.ts';
-import {
-  createServer,
-  generateKeySecret,
-  httpEntry,
-  type InboxWaiting,
-  type McpHttpEntry,
-} from '../../src/server/index.ts';
-import { memoryStore } from '../../src/store/index.ts';
+import { httpEntry } from '../../src/server/index.ts';
 import { launchBrowser, passDevLogin } from '../support/browser.ts';
+import {
+  type ConnectPages,
+  connectPages,
+  clientWithoutElicitation as connectWithout,
+  serverWithInbox,
+  waitingQuestions,
+} from '../support/inbox.ts';
 import { MODERN_META } from '../support/kit.ts';
 import { resultText, rpc, TASKS, until } from '../support/tasks.ts';
 
-let http: Server;
+let pages: ConnectPages;
 let base: string;
-let stack: ConnectApp;
-let entry: McpHttpEntry;
 let browser: Browser;
-const waitingNow: InboxWaiting[] = [];
+const waiting = waitingQuestions();
+const waitingNow = waiting.seen;
+const questionWaits = waiting.nth;
 
 beforeAll(async () => {
-  http = createHttpServer();
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  stack = createConnectStack({
-    baseUrl: base,
-    store: memoryStore(),
-    keyring: { keys: [{ id: 'k', secret: generateKeySecret() }] },
-    login: devLogin({ fixedPrincipal: 'local' }),
-    providers: {},
-  });
-  const app = createServer({
-    name: 'keys',
-    version: '1',
-    connect: { app: stack },
-    inbox: { onWaiting: (q) => waitingNow.push(q) },
-  })
+  pages = await connectPages();
+  base = pages.base;
+  const app = serverWithInbox(pages, 'keys', { onWaiting: waiting.onWaiting })
     .tool('set_api_key', {}, async (_args, ask) => {
       const s = await ask.secret('weather_api_key', { label: 'Weather API key', fresh: true });
       return s.action === 'accept' ? `Key saved (${s.value.length} characters).` : s.action;
@@ -61,34 +44,16 @@ beforeAll(async () => {
       const r = await ask.url('docs', { message: 'Read the terms', url: 'https://example.com/t' });
       return `docs: ${r.action}`;
     });
-  entry = httpEntry(app);
-  const mcp = getRequestListener((req) => entry.fetch(req));
-  const web = getRequestListener((req) => stack.fetch(req));
-  http.on('request', (req, res) =>
-    (req.url ?? '/').startsWith('/mcp') ? mcp(req, res) : web(req, res),
-  );
+  pages.mount('/mcp', httpEntry(app));
   browser = await launchBrowser();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await entry?.close();
-  http?.closeAllConnections();
-  await new Promise<void>((r) => http?.close(() => r()));
+  await pages?.close();
 });
 
-async function clientWithoutElicitation(era: 'legacy' | 'modern'): Promise<Client> {
-  const client = new Client({ name: 'cli', version: '1' }, { capabilities: {} });
-  client.setVersionNegotiation({ mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } });
-  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', base)));
-  return client;
-}
-
-async function questionWaits(n: number): Promise<InboxWaiting> {
-  for (let i = 0; i < 200 && waitingNow.length < n; i++)
-    await new Promise((r) => setTimeout(r, 50));
-  expect(waitingNow.length).toBe(n);
-  return waitingNow[n - 1] as InboxWaiting;
-}
+const clientWithoutElicitation = (era: 'legacy' | 'modern'): Promise<Client> =>
+  connectWithout(new URL('/mcp', base), era);
 
 const textOf = (r: unknown) =>
   ((r as { content: { text: string }[] }).content[0]?.text ?? '') as string;

@@ -6,49 +6,35 @@
  * 2026-07-28. The answer is checked as any answer, bound to the principal, and the page keeps
  * the connect pages' rules. Without the option the refusal stays.
  */
-import { createServer as createHttpServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConnectApp, createConnectStack, devLogin } from '../../src/connect/index.ts';
+import type { ConnectApp } from '../../src/connect/index.ts';
 import { form, integer, text } from '../../src/schema/index.ts';
-import {
-  createServer,
-  type ElicitServer,
-  generateKeySecret,
-  httpEntry,
-  type InboxWaiting,
-  type McpHttpEntry,
-} from '../../src/server/index.ts';
-import { memoryStore } from '../../src/store/index.ts';
+import { createServer, type ElicitServer, httpEntry } from '../../src/server/index.ts';
 import { launchBrowser, passDevLogin } from '../support/browser.ts';
+import {
+  type ConnectPages,
+  connectPages,
+  clientWithoutElicitation as connectWithout,
+  serverWithInbox,
+  waitingQuestions,
+  withOrder,
+} from '../support/inbox.ts';
 import { MODERN_META } from '../support/kit.ts';
 import { resultText, rpc, TASKS, until } from '../support/tasks.ts';
 
-let http: Server;
+let pages: ConnectPages;
 let base: string;
 let stack: ConnectApp;
-let entry: McpHttpEntry;
-let plainEntry: McpHttpEntry;
-let tightEntry: McpHttpEntry;
-let twinEntry: McpHttpEntry;
 let browser: Browser;
-const waitingNow: InboxWaiting[] = [];
+const waiting = waitingQuestions();
+const waitingNow = waiting.seen;
+const questionWaits = waiting.nth;
 
+/** `order`, and `order_both`: two forms in one round (ask.all). */
 function orderTool(app: ElicitServer): ElicitServer {
-  return bothTool(app).tool('order', { description: 'asks what to order' }, async (_args, ask) => {
-    const r = await ask.form('what', form({ dish: text(), count: integer({ min: 1 }) }), {
-      message: 'What would you like?',
-    });
-    return r.action === 'accept' ? `${r.content.count} × ${r.content.dish}` : r.action;
-  });
-}
-
-/** Two forms in one round (ask.all). */
-function bothTool(app: ElicitServer): ElicitServer {
-  return app.tool('order_both', {}, async (_args, ask) => {
+  return withOrder(app).tool('order_both', {}, async (_args, ask) => {
     const r = await ask.all({
       main: { form: form({ dish: text() }), message: 'Main course?' },
       side: { form: form({ dish: text() }), message: 'Side?' },
@@ -60,91 +46,40 @@ function bothTool(app: ElicitServer): ElicitServer {
 }
 
 beforeAll(async () => {
-  http = createHttpServer();
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  stack = createConnectStack({
-    baseUrl: base,
-    store: memoryStore(),
-    keyring: { keys: [{ id: 'k', secret: generateKeySecret() }] },
-    login: devLogin({ fixedPrincipal: 'local' }),
-    providers: {},
-  });
-  const app = orderTool(
-    createServer({
-      name: 'shop',
-      version: '1',
-      connect: { app: stack },
-      inbox: { onWaiting: (q) => waitingNow.push(q) },
-    }),
-  ).tool('order_later', { task: 'optional' }, async (_args, ask) => {
-    const r = await ask.form('what', form({ dish: text(), count: integer({ min: 1 }) }), {
-      message: 'What would you like?',
-    });
-    return r.action === 'accept' ? `${r.content.count} × ${r.content.dish}` : r.action;
-  });
-  entry = httpEntry(app);
-  plainEntry = httpEntry(orderTool(createServer({ name: 'shop', version: '1' })));
+  pages = await connectPages();
+  ({ base, stack } = pages);
+  const app = orderTool(serverWithInbox(pages, 'shop', { onWaiting: waiting.onWaiting })).tool(
+    'order_later',
+    { task: 'optional' },
+    async (_args, ask) => {
+      const r = await ask.form('what', form({ dish: text(), count: integer({ min: 1 }) }), {
+        message: 'What would you like?',
+      });
+      return r.action === 'accept' ? `${r.content.count} × ${r.content.dish}` : r.action;
+    },
+  );
+  pages.mount('/mcp', httpEntry(app));
+  pages.mount('/plain', httpEntry(orderTool(createServer({ name: 'shop', version: '1' }))));
   // One question per principal, waiting 300 ms; in a store of its own (no page needed).
-  const tightStack = createConnectStack({
-    baseUrl: base,
-    store: memoryStore(),
-    keyring: { keys: [{ id: 'k', secret: generateKeySecret() }] },
-    login: devLogin({ fixedPrincipal: 'local' }),
-    providers: {},
-  });
-  tightEntry = httpEntry(
-    orderTool(
-      createServer({
-        name: 'tight',
-        version: '1',
-        connect: { app: tightStack },
-        inbox: { maxPerPrincipal: 1, waitMs: 300 },
-      }),
+  pages.mount(
+    '/tight',
+    httpEntry(
+      orderTool(
+        serverWithInbox(pages, 'tight', { maxPerPrincipal: 1, waitMs: 300 }, pages.pagesApart()),
+      ),
     ),
   );
-  const tight = getRequestListener((req) => tightEntry.fetch(req));
   // A second server on the same connect pages (store and bus): another replica.
-  twinEntry = httpEntry(
-    orderTool(createServer({ name: 'shop', version: '1', connect: { app: stack }, inbox: {} })),
-  );
-  const twin = getRequestListener((req) => twinEntry.fetch(req));
-  const mcp = getRequestListener((req) => entry.fetch(req));
-  const plain = getRequestListener((req) => plainEntry.fetch(req));
-  const web = getRequestListener((req) => stack.fetch(req));
-  http.on('request', (req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path === '/mcp') return mcp(req, res);
-    if (path === '/plain') return plain(req, res);
-    if (path === '/tight') return tight(req, res);
-    if (path === '/twin') return twin(req, res);
-    return web(req, res);
-  });
+  pages.mount('/twin', httpEntry(orderTool(serverWithInbox(pages, 'shop'))));
   browser = await launchBrowser();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await entry?.close();
-  await plainEntry?.close();
-  await tightEntry?.close();
-  await twinEntry?.close();
-  http?.closeAllConnections();
-  await new Promise<void>((r) => http?.close(() => r()));
+  await pages?.close();
 });
 
-async function clientWithoutElicitation(era: 'legacy' | 'modern', path = '/mcp'): Promise<Client> {
-  const client = new Client({ name: 'cli', version: '1' }, { capabilities: {} });
-  client.setVersionNegotiation({ mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(path, base)));
-  return client;
-}
-
-async function questionWaits(n: number): Promise<InboxWaiting> {
-  for (let i = 0; i < 200 && waitingNow.length < n; i++)
-    await new Promise((r) => setTimeout(r, 50));
-  expect(waitingNow.length).toBe(n);
-  return waitingNow[n - 1] as InboxWaiting;
-}
+const clientWithoutElicitation = (era: 'legacy' | 'modern', path = '/mcp'): Promise<Client> =>
+  connectWithout(new URL(path, base), era);
 
 /** Chromium opens the inbox (signing in on the way) and answers the form shown there. */
 async function answerInBrowser(
@@ -270,7 +205,7 @@ describe('createServer({ inbox }): forms a client cannot show wait on the connec
     expect(bad.status).toBe(204);
     const again = await questionWaits(2);
     expect(again.message).toContain('The previous answer could not be used');
-    expect(again.message).toContain('- count:');
+    expect(again.message).toContain('- How many:');
     expect(
       (
         await post(cookie, csrf, {

@@ -7,7 +7,6 @@ import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { expect } from 'vitest';
 import { type ConnectApp, createConnectStack, devLogin } from '../../src/connect/index.ts';
 import { createGateway, type Gateway, Inbox, type InboxOptions } from '../../src/gateway/index.ts';
 import { form, integer, text } from '../../src/schema/index.ts';
@@ -59,7 +58,7 @@ export function waitingQuestions() {
     },
     async nth(n: number): Promise<InboxWaiting> {
       for (let i = 0; i < 300 && seen.length < n; i++) await new Promise((r) => setTimeout(r, 50));
-      expect(seen.length).toBe(n);
+      if (seen.length !== n) throw new Error(`${seen.length} questions waiting, not ${n}`);
       return seen[n - 1] as InboxWaiting;
     },
   };
