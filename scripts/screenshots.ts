@@ -100,7 +100,11 @@ async function demoScreens(context: BrowserContext): Promise<void> {
 
 async function inboxScreens(context: BrowserContext): Promise<void> {
   const shots = INBOXES.flatMap((inbox) =>
-    INBOX_SCREENS.map((screen) => ({ inbox, screen, name: inboxScreenName(inbox, screen.name) })),
+    INBOX_SCREENS.filter((screen) => screen.of?.includes(inbox) ?? true).map((screen) => ({
+      inbox,
+      screen,
+      name: inboxScreenName(inbox, screen.name),
+    })),
   ).filter((s) => wanted(s.name));
   if (shots.length === 0) return;
   const stage = await startInboxStage();

@@ -59,8 +59,17 @@ export function signInPage(provider: string): Reply {
     401,
     'Sign in',
     `<h1>Questions waiting for you</h1><p>Sign in to see the questions your assistant's host could not show.</p>
-<p><a id="sign-in" href="/inbox/login">Sign in with ${escapeHtml(provider)}</a></p>
+<p><a id="sign-in" class="button" href="/inbox/login">Sign in with ${escapeHtml(provider)}</a></p>
 <p class="done">Or open the one-time link the gateway gave you.</p>`,
+  );
+}
+
+/** A browser without a session, where the inbox has no sign-in: the links are the way in. */
+export function linkNeededPage(): Reply {
+  return htmlPage(
+    401,
+    'Not signed in',
+    `<h1>Questions waiting for you</h1><p>Open the link the gateway printed to see the questions waiting for you. Each link works once; ask the gateway for a new one.</p>`,
   );
 }
 

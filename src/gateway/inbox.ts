@@ -38,7 +38,7 @@ import { isLoopbackHost } from '../server/internal.ts';
 import { memoryStore } from '../store/internal.ts';
 import type { UrlAnalysis } from '../url/index.ts';
 import { type InboxOidcOptions, InboxSignIn, readCookie } from './inbox-login.ts';
-import { type Reply, refusedPage, signInPage, switchPage } from './inbox-pages.ts';
+import { linkNeededPage, type Reply, refusedPage, signInPage, switchPage } from './inbox-pages.ts';
 
 export interface InboxOptions {
   /**
@@ -188,7 +188,10 @@ const PAGE = (csrf: string) => `<!doctype html><html lang="en"><head><meta chars
 const CSS = `body{font:16px/1.5 system-ui,sans-serif;margin:0;color:CanvasText;background:Canvas}
 main{max-width:40rem;margin:0 auto;padding:1rem}h1{font-size:1.4rem;line-height:1.3}section{margin:1.5rem 0}
 h2{font-size:1rem;margin:0 0 .5rem}:root{color-scheme:light dark}
-.done{color:#555}@media (prefers-color-scheme:dark){.done{color:#bbb}}`;
+.done{color:#555}@media (prefers-color-scheme:dark){.done{color:#bbb}}
+a.button{display:inline-block;padding:.5rem 1.1rem;border-radius:.4rem;background:#0b57d0;color:#fff;font-weight:600;text-decoration:none}
+:focus-visible{outline:3px solid #0b57d0;outline-offset:2px}
+@media (prefers-color-scheme:dark){a.button{background:#8ab4f8;color:#10131a}:focus-visible{outline-color:#8ab4f8}}`;
 
 interface Waiting {
   readonly principal: string;
@@ -613,8 +616,11 @@ export class Inbox {
       this.#signIn === undefined ? undefined : await this.#login(req, url, this.#signIn, session);
     if (login !== undefined) return reply(login);
     if (session === undefined) {
-      if (this.#signIn !== undefined && req.method === 'GET' && url.pathname === '/inbox')
-        return reply(signInPage(this.#signIn.provider));
+      // The page itself says how to get in; its endpoints answer plainly.
+      if (req.method === 'GET' && url.pathname === '/inbox')
+        return reply(
+          this.#signIn === undefined ? linkNeededPage() : signInPage(this.#signIn.provider),
+        );
       return send(
         401,
         'text/plain',

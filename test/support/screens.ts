@@ -293,6 +293,8 @@ export interface StagedInbox {
   readonly mcp: URL;
   /** The inbox's address (for the gateway, a fresh one-time link). */
   link(): Promise<string>;
+  /** The page itself, without a link. */
+  readonly page: string;
 }
 
 /**
@@ -305,7 +307,10 @@ export interface InboxStage {
 }
 
 export async function startInboxStage(): Promise<InboxStage> {
-  const gateway = await gatewayInbox(inboxTools(createServer({ name: 'bistro', version: '1' })));
+  // With a sign-in of its own beside the one-time links (its page is shown; nobody signs in).
+  const gateway = await gatewayInbox(inboxTools(createServer({ name: 'bistro', version: '1' })), {
+    oidc: { issuer: 'https://id.example.com', clientId: 'elicit-inbox' },
+  });
   const pages = await connectPages();
   pages.mount('/mcp', httpEntry(inboxTools(serverWithInbox(pages, 'shop'))));
   return {
@@ -315,12 +320,14 @@ export async function startInboxStage(): Promise<InboxStage> {
         label: 'gateway inbox',
         mcp: gateway.front.url,
         link: () => gateway.inbox.link(),
+        page: gateway.inbox.url.href,
       },
       {
         name: 'connect',
         label: 'connect pages inbox',
         mcp: new URL('/mcp', pages.base),
         link: async () => `${pages.base}/elicit/inbox`,
+        page: `${pages.base}/elicit/inbox`,
       },
     ],
     async close() {
@@ -334,6 +341,8 @@ export async function startInboxStage(): Promise<InboxStage> {
 export interface InboxScreen {
   readonly name: string;
   readonly title: string;
+  /** The inboxes that have this screen (default both). */
+  readonly of?: readonly StagedInbox['name'][];
   reach(
     inbox: StagedInbox,
     context: BrowserContext,
@@ -372,7 +381,41 @@ export async function bothWaiting(inbox: StagedInbox, context: BrowserContext) {
   return { page, client, order, terms, answer };
 }
 
+/** A page of a browser that has never signed in (a context of its own, closed on leaving). */
+async function strangerPage(context: BrowserContext) {
+  const browser = context.browser();
+  if (browser === null) throw new Error('a persistent context: no browser to open another in');
+  const fresh = await browser.newContext();
+  return { page: await fresh.newPage(), leave: () => fresh.close() };
+}
+
 export const INBOX_SCREENS: readonly InboxScreen[] = [
+  {
+    name: 'sign-in',
+    title: 'signing in with the OpenID provider, or with a one-time link',
+    of: ['gateway'],
+    async reach(inbox, context) {
+      const stranger = await strangerPage(context);
+      await stranger.page.goto(inbox.page);
+      await stranger.page.waitForSelector('#sign-in');
+      return stranger;
+    },
+  },
+  {
+    name: 'link-used',
+    title: 'a one-time link opened a second time',
+    of: ['gateway'],
+    async reach(inbox, context) {
+      const link = await inbox.link();
+      const first = await strangerPage(context);
+      await first.page.goto(link);
+      await first.leave();
+      const stranger = await strangerPage(context);
+      await stranger.page.goto(link);
+      await stranger.page.waitForSelector('text=Not signed in');
+      return stranger;
+    },
+  },
   {
     name: 'empty',
     title: 'nothing waiting',
