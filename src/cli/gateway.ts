@@ -47,6 +47,28 @@ export interface GatewayCliOptions {
   readonly inboxListen?: { readonly host: string; readonly port: number };
   /** The inbox's address as people open it (a proxy or load balancer in front of the replicas). */
   readonly inboxUrl?: string;
+  /**
+   * The inbox's own sign-in: the OpenID provider and the client registered there for the inbox
+   * (the secret comes from ELICIT_INBOX_CLIENT_SECRET, never from the command line).
+   */
+  readonly inboxLogin?: {
+    readonly issuer: string;
+    readonly clientId: string;
+    readonly clientSecret?: string;
+  };
+}
+
+/** An issuer the inbox may sign in with: https, or http on a loopback name (development). */
+function issuerProblem(text: string): string | undefined {
+  const url = URL.canParse(text) ? new URL(text) : undefined;
+  if (url?.protocol === 'https:') return undefined;
+  if (url?.protocol === 'http:' && isLoopbackIssuer(url)) return undefined;
+  return `--inbox-issuer takes the OpenID provider's https address (http only on a loopback name); got ${JSON.stringify(text.slice(0, 100))}`;
+}
+
+function isLoopbackIssuer(url: URL): boolean {
+  const h = url.hostname;
+  return h === 'localhost' || h === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 
 /** Runs the gateway until the host goes away (stdio) or the process is told to stop. */
@@ -77,6 +99,14 @@ export async function runGateway(o: GatewayCliOptions): Promise<number> {
           ...(shared === undefined ? {} : { store: shared.store, bus: shared.bus }),
           ...(o.inboxListen === undefined ? {} : o.inboxListen),
           ...(o.inboxUrl === undefined ? {} : { publicUrl: o.inboxUrl }),
+          ...(o.inboxLogin === undefined
+            ? {}
+            : {
+                oidc: {
+                  ...o.inboxLogin,
+                  allowInsecure: new URL(o.inboxLogin.issuer).protocol === 'http:',
+                },
+              }),
           onWaiting: (q, principal) => {
             note(`a question from ${q.server} (${q.tool}) waits in the inbox.`);
             const [cmd, ...args] = o.notify ?? [];
@@ -105,6 +135,10 @@ export async function runGateway(o: GatewayCliOptions): Promise<number> {
         })
       : undefined;
   started = inbox;
+  if (inbox !== undefined && o.inboxLogin !== undefined)
+    note(
+      `people sign in to the inbox at ${inbox.url.href} with ${new URL(o.inboxLogin.issuer).host} (the client's redirect URI: ${new URL('/inbox/login/callback', inbox.url).href})`,
+    );
   if (inbox !== undefined)
     note(
       `questions your host cannot show wait at ${await inbox.link()} (a one-time link: open it once, in your browser)`,
@@ -183,6 +217,8 @@ export async function gatewayCommand(
   let storePrefix: string | undefined;
   let inboxListen: { host: string; port: number } | undefined;
   let inboxUrl: string | undefined;
+  let inboxIssuer: string | undefined;
+  let inboxClientId: string | undefined;
   const positional: string[] = [];
   const host = <T>(f: () => T): T => {
     try {
@@ -254,6 +290,18 @@ export async function gatewayCommand(
       if (!URL.canParse(inboxUrl))
         fail(`--inbox-url takes an address; got ${JSON.stringify(inboxUrl)}`);
       inbox = true;
+    } else if (a === '--inbox-issuer') {
+      inboxIssuer = value();
+      const problem = issuerProblem(inboxIssuer);
+      if (problem !== undefined) fail(problem);
+      inbox = true;
+    } else if (a === '--inbox-client-id') {
+      inboxClientId = value();
+      if (!/^[\x21-\x7e]{1,200}$/.test(inboxClientId))
+        fail(
+          '--inbox-client-id takes the client id registered with the provider (printable, no spaces)',
+        );
+      inbox = true;
     } else if (a.startsWith('--')) fail(`unknown option ${a}; see elicit gateway --help`);
     else positional.push(a);
   }
@@ -272,6 +320,20 @@ export async function gatewayCommand(
     );
   if (Object.keys(headers).length > 0 && !('url' in target))
     fail('--header is for HTTP servers; use --env for a stdio server');
+  if ((inboxIssuer === undefined) !== (inboxClientId === undefined))
+    fail(
+      '--inbox-issuer and --inbox-client-id go together: the OpenID provider, and the client registered there for the inbox',
+    );
+  // The client's secret comes from the environment: a flag would show in any user's `ps`.
+  const secret = process.env.ELICIT_INBOX_CLIENT_SECRET;
+  const inboxLogin =
+    inboxIssuer === undefined || inboxClientId === undefined
+      ? undefined
+      : {
+          issuer: inboxIssuer,
+          clientId: inboxClientId,
+          ...(secret === undefined || secret === '' ? {} : { clientSecret: secret }),
+        };
   if (policyFile !== undefined)
     try {
       readPolicy(policyFile);
@@ -289,6 +351,7 @@ export async function gatewayCommand(
     ...(storePrefix === undefined ? {} : { storePrefix }),
     ...(inboxListen === undefined ? {} : { inboxListen }),
     ...(inboxUrl === undefined ? {} : { inboxUrl }),
+    ...(inboxLogin === undefined ? {} : { inboxLogin }),
     era,
     env,
     headers,

@@ -102,6 +102,10 @@ Options:
                              beyond loopback only with an https --inbox-url); implies --inbox
   --inbox-url <url>          the inbox's address as people open it: a proxy or load balancer
                              in front of the replicas (https); implies --inbox
+  --inbox-issuer <url>       people sign in to the inbox with this OpenID provider, as the
+                             principal its access tokens give their calls; with
+  --inbox-client-id <id>     the client registered there (redirect URI <inbox>/inbox/login/
+                             callback; a secret in ELICIT_INBOX_CLIENT_SECRET); implies --inbox
   --help                     this text
 
 See docs/gateway.md for host configuration.

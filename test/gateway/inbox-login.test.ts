@@ -7,9 +7,12 @@
  * client, a response or ID token from another issuer), a switch of identity, and a flood of
  * sign-ins are refused.
  */
+import { spawnSync } from 'node:child_process';
 import { createServer as createHttpServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, Inbox } from '../../src/gateway/index.ts';
@@ -36,6 +39,9 @@ let misled: Inbox;
 let liar: Server;
 let browser: Browser;
 let context: BrowserContext;
+/** Where `elicit gateway --inbox-issuer …` puts its inbox (its redirect URI is registered). */
+let cliInbox = '';
+const root = join(import.meta.dirname, '..', '..');
 
 // The inboxes listen on 127.0.0.2 and .3: their cookies are apart from the provider's
 // (cookies do not tell ports apart), so the provider's session can be dropped alone.
@@ -111,11 +117,17 @@ beforeAll(async () => {
   const [port, misledPort] = [await freePort(), await freePort()];
   const base = at('127.0.0.2', port);
   const misledBase = at('127.0.0.3', misledPort);
+  cliInbox = at('127.0.0.4', await freePort());
   idp = await startIdp([
     { client_id: 'inbox', redirect_uris: [`${base}/inbox/login/callback`] },
     { client_id: 'other-app', redirect_uris: [`${base}/inbox/login/callback`] },
     { client_id: 'misled', redirect_uris: [`${misledBase}/inbox/login/callback`] },
     { client_id: 'mcp-host', redirect_uris: [`${base}/unused`] },
+    {
+      client_id: 'cli-inbox',
+      client_secret: 'cli-inbox-secret',
+      redirect_uris: [`${cliInbox}/inbox/login/callback`],
+    },
   ]);
   const lying = await startLiar(idp.issuer);
   liar = lying.server;
@@ -415,4 +427,75 @@ describe('the inbox signs people in with the OpenID provider of their access tok
       (await fetch(new URL('/inbox/questions', inbox.url), { headers: { cookie } })).status,
     ).toBe(200);
   }, 30_000);
+});
+
+describe('elicit gateway --inbox-issuer --inbox-client-id', () => {
+  const elicit = (...args: string[]) =>
+    spawnSync(process.execPath, [join(root, 'bin', 'elicit.js'), 'gateway', ...args], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+
+  it('refuses an issuer that is not https, and one flag without the other', () => {
+    const insecure = elicit(
+      '--inbox-issuer',
+      'http://idp.example.com',
+      '--inbox-client-id',
+      'x',
+      '--',
+      'node',
+    );
+    expect(insecure.status).toBe(2);
+    expect(insecure.stderr).toContain('https');
+    const alone = elicit('--inbox-issuer', 'https://idp.example.com', '--', 'node');
+    expect(alone.status).toBe(2);
+    expect(alone.stderr).toContain('go together');
+  });
+
+  it('signs a browser in with the provider, the client secret taken from the environment', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        join(root, 'bin', 'elicit.js'),
+        'gateway',
+        '--inbox-listen',
+        new URL(cliInbox).host,
+        '--inbox-issuer',
+        idp.issuer,
+        '--inbox-client-id',
+        'cli-inbox',
+        '--',
+        process.execPath,
+        join(root, 'test', 'fixtures', 'gateway-asker.ts'),
+      ],
+      env: {
+        ...(process.env as Record<string, string>),
+        ELICIT_INBOX_CLIENT_SECRET: 'cli-inbox-secret',
+      },
+      stderr: 'pipe',
+    });
+    let said = '';
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      said += chunk.toString();
+    });
+    const client = new Client({ name: 'cli-host', version: '1' }, { capabilities: {} });
+    await client.connect(transport);
+    try {
+      expect(said).toContain(
+        `people sign in to the inbox at ${cliInbox}/inbox with ${new URL(idp.issuer).host}`,
+      );
+      await forgetProvider();
+      const page = await context.newPage();
+      await page.goto(`${cliInbox}/inbox`);
+      await Promise.all([page.waitForURL((u) => atProvider(u.href)), page.click('#sign-in')]);
+      await throughProvider(page, 'dana');
+      // The token request carried the secret (a confidential client): the inbox, signed in.
+      await page.waitForURL(`${cliInbox}/inbox`);
+      await page.waitForSelector('#empty');
+      expect((await context.cookies(cliInbox)).some((c) => c.name === 'elicit_inbox')).toBe(true);
+      await page.close();
+    } finally {
+      await client.close();
+    }
+  }, 90_000);
 });
