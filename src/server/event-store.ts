@@ -5,8 +5,9 @@
  *
  * Each stream is a ring capped by events and bytes, and a session keeps a capped number of
  * streams and bytes (the oldest streams go first), so whatever a client does, one session holds
- * at most `maxBytes` bytes of events. The store lives and dies with its session:
- * `clear()` runs when the session closes. Event ids are `<stream number>.<sequence>`, opaque to
+ * at most `maxBytes` bytes of events. The answer to `initialize` is not kept (a client that
+ * lost it initializes again), so an idle session holds no events. The store lives and dies with
+ * its session: `clear()` runs when the session closes. Event ids are `<stream number>.<sequence>`, opaque to
  * clients and meaningful in this session only.
  */
 import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontextprotocol/server';
@@ -49,6 +50,20 @@ interface Stream {
   readonly events: StoredEvent[];
 }
 
+/** The answer to `initialize`, by its shape (a result carrying the server's revision and info). */
+const isInitializeResult = (message: JSONRPCMessage): boolean => {
+  const result = (message as { result?: unknown }).result;
+  return (
+    typeof result === 'object' &&
+    result !== null &&
+    'protocolVersion' in result &&
+    'serverInfo' in result &&
+    'capabilities' in result
+  );
+};
+
+const NO_STREAMS: Map<StreamId, Stream> = new Map();
+
 // Limits objects this module made and checked: a store given one shares it (one per session
 // would otherwise be copied and checked again).
 const checked = new WeakSet<EventStoreLimits>();
@@ -57,7 +72,8 @@ export class BoundedEventStore implements EventStore {
   readonly limits: EventStoreLimits;
   // Insertion order is age: the first entry is the stream to drop when a new one needs room.
   // Found by number by walking it: at most `maxStreams` entries, and one Map less per session.
-  private readonly streams = new Map<StreamId, Stream>();
+  // A session without events shares one empty table (never written): an idle one holds none.
+  private streams: Map<StreamId, Stream> = NO_STREAMS;
   private numbers = 0;
   private total = 0;
 
@@ -83,6 +99,14 @@ export class BoundedEventStore implements EventStore {
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
     const stream = this.streams.get(streamId) ?? this.open(streamId);
     const seq = stream.next++;
+    // The answer to initialize is not kept: initialize does nothing a client could lose but
+    // the session itself, and a client that lost its answer initializes again. The session's
+    // first stream (the initialize request's) is forgotten with it, priming event and all, so
+    // an idle session keeps no events.
+    if (stream.number === 1 && isInitializeResult(message)) {
+      this.forget(stream);
+      return `${stream.number}.${seq}`;
+    }
     const json = 'jsonrpc' in message ? JSON.stringify(message) : undefined;
     const bytes = json?.length ?? 2;
     const { maxEventsPerStream, maxBytes } = this.limits;
@@ -129,13 +153,14 @@ export class BoundedEventStore implements EventStore {
 
   /** Forgets every event (the session closed). */
   clear(): void {
-    this.streams.clear();
+    this.streams = NO_STREAMS;
     this.total = 0;
   }
 
   private forget(stream: Stream): void {
     this.streams.delete(stream.id);
     this.total -= stream.bytes;
+    if (this.streams.size === 0) this.streams = NO_STREAMS;
   }
 
   private open(streamId: StreamId): Stream {
@@ -145,6 +170,7 @@ export class BoundedEventStore implements EventStore {
       this.forget(oldest);
     }
     const stream: Stream = { id: streamId, number: ++this.numbers, next: 0, bytes: 0, events: [] };
+    if (this.streams === NO_STREAMS) this.streams = new Map();
     this.streams.set(streamId, stream);
     return stream;
   }

@@ -111,33 +111,26 @@ export class SessionTable<T extends SessionLike> {
       return 'process';
     this.reserved.set(principal, (this.reserved.get(principal) ?? 0) + 1);
     this.reservedTotal++;
-    let open = true;
-    const release = () => {
-      if (!open) return;
-      open = false;
-      this.reservedTotal--;
-      const n = (this.reserved.get(principal) ?? 1) - 1;
-      if (n === 0) this.reserved.delete(principal);
-      else this.reserved.set(principal, n);
-    };
-    return {
-      fill: (id, session) => {
-        release();
-        const key = digest(id);
-        const entry: SessionEntry<T> = {
-          principal,
-          session,
-          lastSeen: this.now(),
-          used: false,
-        };
-        this.entries.set(key, entry);
-        let set = this.byPrincipal.get(principal);
-        if (set === undefined) this.byPrincipal.set(principal, (set = new Set()));
-        set.add(key);
-        return entry;
-      },
-      release,
-    };
+    return new Ticket(this, principal);
+  }
+
+  /** Gives back a place `reserve` kept (the ticket was filled or released). */
+  unreserve(principal: string): void {
+    this.reservedTotal--;
+    const n = (this.reserved.get(principal) ?? 1) - 1;
+    if (n === 0) this.reserved.delete(principal);
+    else this.reserved.set(principal, n);
+  }
+
+  /** Puts a session in the place kept for it. */
+  add(id: string, principal: string, session: T): SessionEntry<T> {
+    const key = digest(id);
+    const entry: SessionEntry<T> = { principal, session, lastSeen: this.now(), used: false };
+    this.entries.set(key, entry);
+    let set = this.byPrincipal.get(principal);
+    if (set === undefined) this.byPrincipal.set(principal, (set = new Set()));
+    set.add(key);
+    return entry;
   }
 
   /** Closes every session. */
@@ -175,6 +168,32 @@ export class SessionTable<T extends SessionLike> {
     if (set?.size === 0) this.byPrincipal.delete(entry.principal);
     void entry.session.close().catch(() => {});
     return true;
+  }
+}
+
+/**
+ * A place kept in a table: one small object, not closures, since a session holds its ticket
+ * for as long as it lives (to release it if it closes before it is filled).
+ */
+class Ticket<T extends SessionLike> implements SessionTicket<T> {
+  readonly #table: SessionTable<T>;
+  readonly #principal: string;
+  #open = true;
+
+  constructor(table: SessionTable<T>, principal: string) {
+    this.#table = table;
+    this.#principal = principal;
+  }
+
+  fill(id: string, session: T): SessionEntry<T> {
+    this.release();
+    return this.#table.add(id, this.#principal, session);
+  }
+
+  release(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    this.#table.unreserve(this.#principal);
   }
 }
 

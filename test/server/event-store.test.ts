@@ -108,6 +108,36 @@ describe('BoundedEventStore', () => {
     expect(await store.getStreamIdForEventId(id)).toBeUndefined();
   });
 
+  it("keeps nothing of the session's initialize stream once its answer is written, and the rest as before", async () => {
+    const store = new BoundedEventStore();
+    const priming = await store.storeEvent('init', {} as JSONRPCMessage);
+    const answer = await store.storeEvent('init', {
+      jsonrpc: '2.0',
+      id: 0,
+      result: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        serverInfo: { name: 's', version: '1' },
+      },
+    } as JSONRPCMessage);
+    expect(answer).not.toBe(priming);
+    // A client that lost the answer initializes again: there is nothing to resume.
+    expect(await store.getStreamIdForEventId(priming)).toBeUndefined();
+    expect(store.bytes).toBe(0);
+    expect(store.streamCount).toBe(0);
+    const call = await store.storeEvent('call', {} as JSONRPCMessage);
+    await store.storeEvent('call', note(1));
+    expect((await replay(store, call)).got.map((e) => e.message)).toEqual([note(1)]);
+    // Only the first stream is the initialize request's: a later one shaped alike is kept.
+    const later = await store.storeEvent('later', {} as JSONRPCMessage);
+    await store.storeEvent('later', {
+      jsonrpc: '2.0',
+      id: 5,
+      result: { protocolVersion: 'x', capabilities: {}, serverInfo: {} },
+    } as JSONRPCMessage);
+    expect((await replay(store, later)).got).toHaveLength(1);
+  });
+
   it('refuses limits that are not positive whole numbers', () => {
     for (const bad of [0, -1, 2.5, Number.POSITIVE_INFINITY])
       expect(() => new BoundedEventStore({ maxEventsPerStream: bad })).toThrow(LimitOptionError);

@@ -206,6 +206,79 @@ describe('SSE resumption on 2025-11-25 sessions', () => {
     });
   });
 
+  it('keeps no events of the initialize stream: resuming it is refused, and the session goes on', async () => {
+    const url = await serve();
+    const init = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      }),
+    });
+    const sid = init.headers.get('mcp-session-id') as string;
+    const events = await readEvents(init);
+    const priming = events.find((e) => e.data.trim() === '');
+    expect(priming?.id).toMatch(/^\d+\.\d+$/);
+    expect(messages(events)).toMatchObject([{ id: 0, result: { protocolVersion: '2025-11-25' } }]);
+    const again = await fetch(url, {
+      method: 'GET',
+      headers: {
+        accept: 'text/event-stream',
+        'mcp-session-id': sid,
+        'mcp-protocol-version': '2025-11-25',
+        'last-event-id': priming?.id as string,
+      },
+    });
+    expect(again.status).toBe(400);
+    await again.body?.cancel();
+    // A call on the same session is resumable as always.
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': sid,
+      'mcp-protocol-version': '2025-11-25',
+    };
+    await (
+      await fetch(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      })
+    ).body?.cancel();
+    const call = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'poll', arguments: {} },
+      }),
+    });
+    const [callPriming] = await readEvents(call);
+    await sleep(100);
+    const resumed = await fetch(url, {
+      method: 'GET',
+      headers: { ...headers, 'last-event-id': callPriming?.id as string },
+    });
+    expect(resumed.status).toBe(200);
+    const rest = await readEvents(resumed, (e) => e.data.includes('"result"'));
+    expect(messages(rest).at(-1)).toMatchObject({
+      id: 1,
+      result: { content: [{ text: 'polled' }] },
+    });
+  });
+
   it("refuses an event id it never issued, and another session's ids", async () => {
     const url = await serve();
     const a = await rawSession(url);
