@@ -121,6 +121,10 @@ export function identityOf(client: Client): ServerIdentity {
   return { name: info?.name ?? 'unknown server', title: info?.title, version: info?.version };
 }
 
+/** The client side's -32602, one function for every client (kernel/params-guard.ts shares by it). */
+const invalidParams = (message: string) =>
+  new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+
 const refusing = new WeakSet<Client>();
 
 /** Answers requests whose params is not an object on every transport the client connects. */
@@ -184,7 +188,7 @@ class AttachedClient implements ElicitClient {
     });
     // Params of the wrong shape answer -32602 (the SDK says -32603, or drops a request whose
     // params is not an object); see kernel/params-guard.ts.
-    guardParams(client, (message) => new ProtocolError(ProtocolErrorCode.InvalidParams, message));
+    guardParams(client, invalidParams);
     refuseOnConnect(client);
     if (options.receiveTasks !== false) installTaskReceiver(client, options.receiveTasks);
     client.setRequestHandler(

@@ -16,6 +16,7 @@ import {
   beforeMessages,
   interceptRegistrations,
   type MessageTransport,
+  type Register,
   type StoredHandler,
   wrapStoredHandlers,
 } from './sdk-seams.ts';
@@ -62,9 +63,53 @@ const hasRpcCode = (error: unknown): boolean =>
 
 const guarded = new WeakSet<object>();
 
+/** Requests whose handler has started, of every guarded protocol (a request is in one only). */
+const started = new WeakSet<object>();
+
+/** The guard's two hooks for one side's -32602 error: made once per side, shared by its protocols. */
+interface Hooks {
+  readonly wrap: (method: string, sdkWrapped: StoredHandler) => StoredHandler;
+  readonly intercept: (register: Register, method: string, rest: unknown[]) => void;
+}
+
+const hooksBySide = new WeakMap<(message: string) => Error, Hooks>();
+
+function hooksFor(invalidParams: (message: string) => Error): Hooks {
+  let hooks = hooksBySide.get(invalidParams);
+  if (hooks !== undefined) return hooks;
+  hooks = {
+    // Seam wrapHandler (kernel/sdk-seams.ts): around the SDK's check of the params.
+    wrap: (method, sdkWrapped) => {
+      const wrapped = sdkWrapped as Handler;
+      return (async (request: unknown, ctx: object) => {
+        try {
+          return await wrapped(request, ctx);
+        } catch (error) {
+          if (started.has(requestOf(ctx)) || hasRpcCode(error)) throw error;
+          const said = error instanceof Error ? error.message : String(error);
+          throw invalidParams(`Invalid params for ${method}: ${summariseIssues(said)}`);
+        }
+      }) as StoredHandler;
+    },
+    // Seam setRequestHandler: each handler marks its request when it starts.
+    intercept: (register, method, rest) => {
+      const [handler] = rest;
+      if (rest.length !== 1 || typeof handler !== 'function') return register(method, ...rest);
+      return register(method, (request: unknown, ctx: object) => {
+        started.add(requestOf(ctx));
+        return (handler as Handler)(request, ctx);
+      });
+    },
+  };
+  hooksBySide.set(invalidParams, hooks);
+  return hooks;
+}
+
 /**
  * Installs the guard on `protocol` (an SDK Server or Client, before its handlers are
- * registered); `invalidParams` makes the -32602 error of that side's SDK.
+ * registered); `invalidParams` makes the -32602 error of that side's SDK. Pass the same
+ * function for every protocol of one side: the hooks made for it are shared, so a server built
+ * per session or per request carries no closures of its own for them.
  */
 export function guardParams(
   protocol: GuardedProtocol,
@@ -72,29 +117,9 @@ export function guardParams(
 ): void {
   if (guarded.has(protocol)) return;
   guarded.add(protocol);
-  const started = new WeakSet<object>();
-  // Seam wrapHandler (kernel/sdk-seams.ts): around the SDK's check of the params.
-  wrapStoredHandlers(protocol, (method, sdkWrapped) => {
-    const wrapped = sdkWrapped as Handler;
-    return (async (request: unknown, ctx: object) => {
-      try {
-        return await wrapped(request, ctx);
-      } catch (error) {
-        if (started.has(requestOf(ctx)) || hasRpcCode(error)) throw error;
-        const said = error instanceof Error ? error.message : String(error);
-        throw invalidParams(`Invalid params for ${method}: ${summariseIssues(said)}`);
-      }
-    }) as StoredHandler;
-  });
-  // Seam setRequestHandler: each handler marks its request when it starts.
-  interceptRegistrations(protocol, (register, method, rest) => {
-    const [handler] = rest;
-    if (rest.length !== 1 || typeof handler !== 'function') return register(method, ...rest);
-    return register(method, (request: unknown, ctx: object) => {
-      started.add(requestOf(ctx));
-      return (handler as Handler)(request, ctx);
-    });
-  });
+  const hooks = hooksFor(invalidParams);
+  wrapStoredHandlers(protocol, hooks.wrap);
+  interceptRegistrations(protocol, hooks.intercept);
 }
 
 /**

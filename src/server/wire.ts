@@ -112,6 +112,10 @@ export function escapeToWire(wire: ProtocolError): Error {
   return new Error(token);
 }
 
+/** The server side's -32602, one function for every server (kernel/params-guard.ts shares by it). */
+const invalidParams = (message: string) =>
+  new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+
 /**
  * McpServer answers whatever a tool throws with `createToolError(message)`: for an error that
  * `escapeToWire` made, this subclass throws the wire error instead, so the call ends in a
@@ -123,10 +127,7 @@ export class WireMcpServer extends McpServer {
   constructor(...args: ConstructorParameters<typeof McpServer>) {
     super(...args);
     // Params of the wrong shape answer -32602 (the SDK says -32603); see kernel/params-guard.ts.
-    guardParams(
-      this.server,
-      (message) => new ProtocolError(ProtocolErrorCode.InvalidParams, message),
-    );
+    guardParams(this.server, invalidParams);
   }
 
   /** As McpServer's, then params that are not an object are answered -32602 (not dropped). */
