@@ -133,15 +133,19 @@ function keepAnswers(
   return kept === 0 ? requested : { ...requested, properties };
 }
 
+type Verdict = { result: FormResult<unknown> } | { issues: readonly AnswerIssue[] };
+
 /**
  * Checks one elicitation response for a form. Returns the result to hand to the handler, or
- * the issues to re-ask with. `mapAnswer` undoes a conversion for an older peer.
+ * the issues to re-ask with; a promise only when the form has an asynchronous refinement (no
+ * suspended frame or extra turn for the common check). `mapAnswer` undoes a conversion for an
+ * older peer.
  */
-async function judge(
+function judge(
   form: ResolvedForm,
   response: unknown,
   mapAnswer?: (c: Readonly<Record<string, unknown>>) => Content,
-): Promise<{ result: FormResult<unknown> } | { issues: readonly AnswerIssue[] }> {
+): Verdict | Promise<Verdict> {
   if (response === null || typeof response !== 'object' || Array.isArray(response)) {
     return {
       issues: [
@@ -177,12 +181,18 @@ async function judge(
   }
   const parsed = form.schema.parse(answer);
   if (!parsed.ok) return { issues: parsed.issues };
-  if (form.refine !== undefined) {
-    const refined = await form.refine(parsed.value as never);
-    if (!refined.ok) return { issues: refined.issues };
-    return { result: { action: 'accept', content: refined.value } };
-  }
+  if (form.refine !== undefined) return refined(form.refine, parsed.value);
   return { result: { action: 'accept', content: parsed.value } };
+}
+
+/** The verdict of a form's refinement (which may be asynchronous) on a parsed answer. */
+async function refined(
+  refine: NonNullable<ResolvedForm['refine']>,
+  value: unknown,
+): Promise<Verdict> {
+  const r = await refine(value as never);
+  if (!r.ok) return { issues: r.issues };
+  return { result: { action: 'accept', content: r.value } };
 }
 
 function rejected(
@@ -345,7 +355,7 @@ class EngineAsk implements Ask {
     }
     const kept = engine.recall(key);
     if (kept === undefined) return asking.start() as never;
-    return judge(asking.form, kept, asking.mapAnswer).then((verdict) =>
+    return Promise.resolve(judge(asking.form, kept, asking.mapAnswer)).then((verdict) =>
       'result' in verdict ? verdict.result : asking.start(),
     ) as never;
   }
@@ -545,11 +555,20 @@ class FormExchange implements Receiver {
     ) as Promise<FormResult<unknown>>;
   }
 
-  /** The client's response to this form (the engine calls it where the response arrives). */
-  async received(response: unknown): Promise<FormResult<unknown>> {
+  /**
+   * The client's response to this form (the engine calls it where the response arrives): the
+   * result, or a promise of it when the form's refinement is asynchronous or the form is asked
+   * again. Throws when the answers have run out of attempts.
+   */
+  received(response: unknown): FormResult<unknown> | Promise<FormResult<unknown>> {
+    const verdict = judge(this.form, response, this.mapAnswer);
+    if (verdict instanceof Promise) return verdict.then((v) => this.#settle(response, v));
+    return this.#settle(response, verdict);
+  }
+
+  #settle(response: unknown, verdict: Verdict): FormResult<unknown> | Promise<FormResult<unknown>> {
     const engine = this.#engine;
     const key = this.#key;
-    const verdict = await judge(this.form, response, this.mapAnswer);
     if ('result' in verdict) {
       engine.remember(key, response);
       return verdict.result;

@@ -56,7 +56,9 @@ export function refuseSensitive(
   form: ResolvedForm,
   allowSensitive: readonly string[] | undefined,
 ): void {
-  for (const w of form.schema.warnings) {
+  const { warnings } = form.schema;
+  if (warnings.length === 0) return;
+  for (const w of warnings) {
     if (w.code !== 'sensitive_field') continue;
     const name = String(w.path[1]);
     if (allowSensitive?.includes(name) === true) continue;

@@ -100,14 +100,14 @@ function invokePush(
     return new Promise((resolve) => resolve(onError(error)));
   }
   // However the handler ends, what it still has on the person's screen is withdrawn.
-  const { end } = call;
+  const ended = call;
   return Promise.resolve(out).then(
     (value) => {
-      end();
+      ended.end();
       return kind === 'tool' ? asToolResult(value) : value;
     },
     (error: unknown) => {
-      end();
+      ended.end();
       return onError(error);
     },
   );

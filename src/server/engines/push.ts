@@ -67,18 +67,16 @@ export function pushAsk(
   principal: string,
   name = '',
 ): PushedCall {
-  const engine = new PushEngine(ctx, mcp, server, principal, name);
-  return {
-    ask: createAsk(engine, principal, server.options.connect, ctx),
-    end: () => engine.end(),
-  };
+  // The engine is the call: no object nor closure beside it for a waiting call to hold.
+  return new PushEngine(ctx, mcp, server, principal, name);
 }
 
 /**
  * The push engine of one call. A class, so its methods are shared on the prototype: a waiting
  * call holds one object, not a closure per method (see asks.ts on why that counts).
  */
-class PushEngine implements Engine {
+class PushEngine implements Engine, PushedCall {
+  readonly ask: Ask;
   readonly #ctx: ServerContext;
   readonly #mcp: McpServer;
   readonly #server: PushServer;
@@ -110,6 +108,7 @@ class PushEngine implements Engine {
     this.#name = name;
     // Made now, not at the first wait: it tracks the handler's own progress from the start.
     this.#keepAlive = progressKeepAlive(ctx, server.limits.progressEveryMs);
+    this.ask = createAsk(this, principal, server.options.connect, ctx);
   }
 
   // Read from the session when asked, not kept: a waiting call holds as little as it can.
