@@ -7,15 +7,19 @@
  * task, however long its question waits.
  */
 
+import { randomUUID } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { attachElicitation, type Renderer, type TaskState } from '../../src/client/index.ts';
 import { sdkTaskWire } from '../../src/client/internal.ts';
 import { createGateway, type GatewayLimits } from '../../src/gateway/index.ts';
 import type { Listening } from '../../src/server/index.ts';
+import { taskKey } from '../../src/server/tasks/records.ts';
+import { type Json, redisStore, type Store } from '../../src/store/index.ts';
 import { type V1Upstream, v1Upstream } from '../support/v1-upstream.ts';
 
 const HOUR = 3_600_000;
@@ -33,13 +37,24 @@ afterAll(async () => {
 });
 
 /** A gateway in front of the server (held calls idle for an hour unless said otherwise). */
-async function gatewayWith(limits: GatewayLimits = {}, taskTtlMs?: number) {
+async function gatewayWith(
+  limits: GatewayLimits = {},
+  taskTtlMs?: number,
+  tasks: { store?: Store; watchEveryMs?: number } = {},
+) {
   const gateway = await createGateway({
     transport: () => new StreamableHTTPClientTransport(server.url),
     era: 'legacy',
     limits: { held: { idleMs: HOUR }, ...limits },
     server: {
-      tasks: { limits: { pollIntervalMs: 100, ...(taskTtlMs ? { ttlMs: taskTtlMs } : {}) } },
+      tasks: {
+        ...(tasks.store === undefined ? {} : { store: tasks.store }),
+        limits: {
+          pollIntervalMs: 100,
+          ...(taskTtlMs ? { ttlMs: taskTtlMs } : {}),
+          ...(tasks.watchEveryMs ? { watchEveryMs: tasks.watchEveryMs } : {}),
+        },
+      },
     },
   });
   closing.push(gateway);
@@ -149,6 +164,40 @@ describe('a held call offered as a task', () => {
     expect(cancel.reason).toMatch(/expired with its task/);
     expect(gateway.heldCalls).toBe(0);
     await expect(call).rejects.toThrow(/Unknown task/);
+  });
+
+  it('is cancelled toward the server when another replica cancels its task', async () => {
+    // Tasks in Redis (a prefix of this run's own). The other replica is another process: its
+    // write reaches this one only through the store, read every tasks.watchEveryMs.
+    const prefix = `elicit-test-${randomUUID()}:`;
+    const store = await redisStore({ url: 'redis://127.0.0.1:6379', prefix });
+    const elsewhere = await redisStore({ url: 'redis://127.0.0.1:6379', prefix });
+    closing.push(store, elsewhere, {
+      // This run's keys go with it.
+      async close() {
+        const redis = new Redis('redis://127.0.0.1:6379');
+        const keys = await redis.keys(`${prefix}*`);
+        if (keys.length > 0) await redis.del(...keys);
+        await redis.quit();
+      },
+    });
+    const { gateway, front } = await gatewayWith({}, undefined, { store, watchEveryMs: 200 });
+    const { call, task } = await taskHost(front);
+    const seen = server.nextCancel();
+    const from = Date.now();
+    const stored = await elsewhere.get(taskKey(task.taskId));
+    if (stored === undefined) throw new Error('the task is not in the store');
+    const cancelled = {
+      ...(stored.value as Record<string, Json>),
+      status: 'cancelled',
+      cancelRequested: true,
+    };
+    expect(await elsewhere.update(taskKey(task.taskId), stored.version, cancelled)).toBe(true);
+    const cancel = await cancelledAfter(seen, from);
+    expect(cancel.ms).toBeLessThan(1500);
+    expect(cancel.reason).toMatch(/cancelled with its task/);
+    expect(gateway.heldCalls).toBe(0);
+    await expect(call).rejects.toMatchObject({ code: 'ELICIT_TASK_CANCELLED' });
   });
 
   it('lives as long as its task: a question answered after held.idleMs still completes', async () => {
