@@ -8,7 +8,7 @@
  */
 import type { Hono } from 'hono';
 import { tokenPrincipal } from '../kernel/keys.ts';
-import { callbackState, type OidcOptions, OidcSignIn } from '../kernel/oidc.ts';
+import { callbackState, OidcLoginError, type OidcOptions, OidcSignIn } from '../kernel/oidc.ts';
 import type { Store } from '../kernel/store.ts';
 import type { ConnectLimits } from './limits.ts';
 import { admitLogin } from './limits.ts';
@@ -200,7 +200,12 @@ export function oidcLogin(options: OidcLoginOptions): Login {
           );
         } catch (error) {
           ctx.log({ type: 'login_refused', reason: 'failed' });
-          return failed(`Sign-in failed: ${(error as Error).message}`, who);
+          // The flow's own errors say what failed and carry their code; anything else is named.
+          const said =
+            error instanceof OidcLoginError
+              ? `${error.message} (${error.code})`
+              : `Sign-in failed: ${(error as Error).message}`;
+          return failed(said, who);
         }
       });
     },

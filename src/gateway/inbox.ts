@@ -136,6 +136,8 @@ function holderLost(): InboxError {
 
 /** A browser session in the store: its principal, the name shown for it, its CSRF token. */
 type Session = { p: string; n?: string; csrf: string };
+/** The session a request's cookie names (its id is the cookie's value), if any. */
+type Current = (Session & { id: string }) | undefined;
 
 /** A question's record in the store. */
 type Record_ = {
@@ -478,7 +480,7 @@ export class Inbox {
   }
 
   /** The browser's session, when its cookie names a live one. */
-  async #session(req: IncomingMessage): Promise<(Session & { id: string }) | undefined> {
+  async #session(req: IncomingMessage): Promise<Current> {
     const id = readCookie(req.headers.cookie, this.#cookie, TOKEN);
     const stored = id === undefined ? undefined : await this.#store.get<Session>(key.session(id));
     return id === undefined || stored === undefined ? undefined : { ...stored.value, id };
@@ -494,7 +496,7 @@ export class Inbox {
    * refuses to switch it silently. `cookies` go out whatever the outcome (a spent login cookie).
    */
   async #enter(
-    current: (Session & { id: string }) | undefined,
+    current: Current,
     principal: string,
     name: string,
     cookies: readonly string[] = [],
@@ -521,7 +523,7 @@ export class Inbox {
   }
 
   /** A one-time link: taken once, unless the browser is signed in as someone else. */
-  async #link(t: string, current: (Session & { id: string }) | undefined): Promise<Reply> {
+  async #link(t: string, current: Current): Promise<Reply> {
     const invalid = () =>
       refusedPage(
         403,
@@ -538,7 +540,7 @@ export class Inbox {
   }
 
   /** `POST /inbox/logout` from the inbox's own page, with the session's CSRF token. */
-  async #logout(req: IncomingMessage, current: (Session & { id: string }) | undefined) {
+  async #logout(req: IncomingMessage, current: Current) {
     if (current === undefined) return refusedPage(401, 'This browser is not signed in.');
     let body = '';
     for await (const chunk of req) {
@@ -562,7 +564,7 @@ export class Inbox {
     req: IncomingMessage,
     url: URL,
     login: InboxSignIn,
-    current: (Session & { id: string }) | undefined,
+    current: Current,
   ): Promise<Reply | undefined> {
     if (req.method !== 'GET') return undefined;
     const cookies = req.headers.cookie;
