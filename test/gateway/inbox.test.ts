@@ -5,58 +5,46 @@
  * The page's rules: the link works once, answers need the cookie, the CSRF token and the Origin.
  */
 import { request } from 'node:http';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway, Inbox } from '../../src/gateway/index.ts';
-import { form, integer, text } from '../../src/schema/index.ts';
-import { createServer, httpEntry, type Listening, listen } from '../../src/server/index.ts';
+import type { Inbox } from '../../src/gateway/index.ts';
+import { createServer } from '../../src/server/index.ts';
 import { launchBrowser } from '../support/browser.ts';
+import {
+  clientWithoutElicitation,
+  type GatewayInbox,
+  gatewayInbox,
+  withOrder,
+} from '../support/inbox.ts';
 
-let upstream: Listening;
-let gateway: Gateway;
-let front: Listening;
+let staged: GatewayInbox;
 let inbox: Inbox;
 let browser: Browser;
 
 beforeAll(async () => {
-  const app = createServer({ name: 'asker', version: '1' })
-    .tool('order', { description: 'asks what to order' }, async (_args, ask) => {
-      const r = await ask.form('what', form({ dish: text(), count: integer({ min: 1 }) }), {
-        message: 'What would you like?',
-      });
-      return r.action === 'accept' ? `${r.content.count} × ${r.content.dish}` : r.action;
-    })
-    .tool('pay', { description: 'sends the person to a page' }, async (_args, ask) => {
+  const app = withOrder(createServer({ name: 'asker', version: '1' })).tool(
+    'pay',
+    { description: 'sends the person to a page' },
+    async (_args, ask) => {
       const r = await ask.url('pay', {
         message: 'Pay on the shop page',
         url: 'https://user:secret@shop.example.com/pay?order=7',
       });
       return r.action;
-    });
-  upstream = await listen(httpEntry(app));
-  inbox = await Inbox.start();
-  gateway = await createGateway({
-    transport: () => new StreamableHTTPClientTransport(upstream.url),
-    inbox,
-  });
-  front = await gateway.listen();
+    },
+  );
+  staged = await gatewayInbox(app);
+  inbox = staged.inbox;
   browser = await launchBrowser();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await front?.close();
-  await gateway?.close();
-  await inbox?.close();
-  await upstream?.close();
+  await staged?.close();
 });
 
-async function hostWithoutElicitation(era: 'legacy' | 'modern'): Promise<Client> {
-  const client = new Client({ name: 'cli', version: '1' }, { capabilities: {} });
-  client.setVersionNegotiation({ mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } });
-  await client.connect(new StreamableHTTPClientTransport(front.url));
-  return client;
-}
+const hostWithoutElicitation = (era: 'legacy' | 'modern'): Promise<Client> =>
+  clientWithoutElicitation(staged.front.url, era);
 
 async function waiting(n: number): Promise<void> {
   for (let i = 0; i < 200 && inbox.size < n; i++) await new Promise((r) => setTimeout(r, 50));
