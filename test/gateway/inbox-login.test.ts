@@ -5,7 +5,9 @@
  * question (another principal's stays invisible), answers it, and that call completes. Hostile
  * callbacks (forged or replayed state, another browser's sign-in, a code issued to another
  * client, a response or ID token from another issuer), a switch of identity, and a flood of
- * sign-ins are refused.
+ * sign-ins are refused; pending sign-ins expire; a sign-in configured wrongly stops the inbox
+ * from starting. `elicit gateway --inbox-issuer --inbox-client-id` signs Chromium in with a
+ * confidential client whose secret comes from the environment.
  */
 import { spawnSync } from 'node:child_process';
 import { createServer as createHttpServer, request, type Server } from 'node:http';
@@ -397,20 +399,39 @@ describe('the inbox signs people in with the OpenID provider of their access tok
     await page.close();
   }, 90_000);
 
-  it('sign-ins in progress are capped; a sign-out needs the CSRF token and the Origin', async () => {
+  it('sign-ins in progress are capped and expire; a sign-out needs the CSRF token and the Origin', async () => {
     const small = await Inbox.start({
-      oidc: { issuer: idp.issuer, clientId: 'inbox', allowInsecure: true, maxPendingLogins: 3 },
+      oidc: {
+        issuer: idp.issuer,
+        clientId: 'inbox',
+        allowInsecure: true,
+        maxPendingLogins: 3,
+        loginTtlMs: 1000,
+      },
     });
     const start = () =>
       fetch(new URL('/inbox/login', small.url), { redirect: 'manual' }).then(async (r) => ({
         status: r.status,
         body: await r.text(),
+        state: new URL(r.headers.get('location') ?? 'http://x/').searchParams.get('state'),
+        cookie: (r.headers.get('set-cookie') ?? '').split(';')[0] as string,
       }));
     const results = [];
     for (let i = 0; i < 4; i++) results.push(await start());
-    await small.close();
     expect(results.map((r) => r.status)).toEqual([303, 303, 303, 503]);
     expect(results[3]?.body).toContain('ELICIT_LOGIN_BUSY');
+    // Past loginTtlMs the pending sign-ins are gone: their states sign no one in, and new
+    // sign-ins can start.
+    await new Promise((r) => setTimeout(r, 1200));
+    const first = results[0] as (typeof results)[0];
+    const late = await fetch(
+      new URL(`/inbox/login/callback?code=x&state=${first.state}`, small.url),
+      { redirect: 'manual', headers: { cookie: first.cookie } },
+    );
+    expect(late.status).toBe(400);
+    expect(await late.text()).toContain('ELICIT_LOGIN_STATE');
+    expect((await start()).status).toBe(303);
+    await small.close();
 
     const cookie = await sessionFor(await inbox.link('carol'));
     const logout = (headers: Record<string, string>, body: string) =>
@@ -427,6 +448,21 @@ describe('the inbox signs people in with the OpenID provider of their access tok
       (await fetch(new URL('/inbox/questions', inbox.url), { headers: { cookie } })).status,
     ).toBe(200);
   }, 30_000);
+});
+
+describe('a sign-in configured wrongly', () => {
+  it('is refused when the inbox starts, and the inbox does not stay listening', async () => {
+    const port = await freePort();
+    for (const [oidc, code] of [
+      [{ issuer: 'http://idp.example.com', clientId: 'x' }, 'ELICIT_LOGIN_CONFIG'],
+      [{ issuer: 'https://idp.example.com', clientId: '' }, 'ELICIT_LOGIN_CONFIG'],
+      [{ issuer: 'https://idp.example.com', clientId: 'x', loginTtlMs: 0 }, 'ELICIT_LIMIT_INVALID'],
+    ] as const)
+      await expect(Inbox.start({ port, oidc })).rejects.toMatchObject({ code });
+    // The port is free again.
+    const again = await Inbox.start({ port });
+    await again.close();
+  });
 });
 
 describe('elicit gateway --inbox-issuer --inbox-client-id', () => {
