@@ -41,6 +41,11 @@ import {
 } from './harness.ts';
 import { app, modernClient, modernClientVia, sdkModern } from './server-cases.ts';
 
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+};
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 9);
 const SLICE_MS = Number(process.env.BENCH_SLICE_MS ?? 200);
 
@@ -66,7 +71,17 @@ export function reusing(build: () => McpServer): () => McpServer {
  * `PerRequestHTTPServerTransport`; everything else goes to `createMcpHandler` on the same pool.
  * What createMcpHandler does that has no public seam is left out (see the top of this file).
  */
-export function leanDispatch(pool: ServerPool): (req: Request) => Promise<Response> {
+export function leanDispatch(build: () => McpServer): (req: Request) => Promise<Response> {
+  // Without createMcpHandler, nothing marks a server as serving 2026-07-28: the server's own
+  // connect does, from the transport's classification, when its supported versions name the
+  // revision. Set here on the private field for the prototype; a product path would pass
+  // McpServer's public \`supportedProtocolVersions\` option when building.
+  const pool = new ServerPool(() => {
+    const mcp = build();
+    const low = mcp.server as unknown as { _supportedProtocolVersions: string[] };
+    low._supportedProtocolVersions = [...low._supportedProtocolVersions, '2026-07-28'];
+    return mcp;
+  });
   const handler = createMcpHandler(pool.take, { legacy: 'reject' });
   return async (req) => {
     const parsed = JSON.parse(await req.text()) as unknown;
@@ -172,7 +187,8 @@ export default async function run(): Promise<Row[]> {
   const rows: Row[] = [];
   const one = 'prototype: modern one round (2026-07-28, in-process), rotated';
   const three = 'prototype: modern 3 rounds (2026-07-28, in-process), rotated';
-  if (!wanted(one, three, 'prototype')) return rows;
+  const server = 'prototype: modern first request, server only (2026-07-28, no client), rotated';
+  if (!wanted(one, three, server, 'prototype')) return rows;
   const build = () => app.build('modern');
   type C = Awaited<ReturnType<typeof modernClient>>;
   const sdk = await modernClient(() => sdkModern());
@@ -180,7 +196,7 @@ export default async function run(): Promise<Row[]> {
   const pooled = await modernClient(app.modernServers());
   const entry = httpEntry(app);
   const viaEntry = await modernClientVia((req) => entry.fetch(req), 'http://127.0.0.1/mcp');
-  const lean = await modernClientVia(leanDispatch(new ServerPool(build)));
+  const lean = await modernClientVia(leanDispatch(build));
   const sdkReused = await modernClient(reusing(() => sdkModern()));
   const call = (c: C, name: string) => () => c.callTool({ name, arguments: {} });
 
@@ -317,6 +333,69 @@ export default async function run(): Promise<Row[]> {
         undefined,
       ),
     );
+  }
+  if (wanted(server, 'server only')) {
+    process.stderr.write('  prototype: server only\n');
+    // The same Request each time, straight into each side's fetch: no client, so only the
+    // server's work per request is measured (a first round: the call answers input_required).
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'reused', arguments: {}, _meta: META },
+    });
+    const request = () =>
+      new Request('http://127.0.0.1/mcp', {
+        method: 'POST',
+        headers: {
+          host: '127.0.0.1',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'reused',
+        },
+        body,
+      });
+    const serve = (fetch: (r: Request) => Promise<Response>) => async () =>
+      (await fetch(request())).text();
+    const handler = (factory: () => McpServer) => {
+      const h = createMcpHandler(factory, { legacy: 'reject' });
+      return (r: Request) => h.fetch(r);
+    };
+    const sides: Side[] = [
+      { name: 'SDK stateless, built per request', run: serve(handler(() => sdkModern())) },
+      { name: 'elicit, built per request (before)', run: serve(handler(build)) },
+      { name: 'elicit, pooled servers (product)', run: serve(handler(app.modernServers())) },
+      { name: 'elicit through httpEntry (product)', run: serve((r) => entry.fetch(r)) },
+      {
+        name: 'elicit, pooled, lean tools/call dispatch (prototype)',
+        run: serve(leanDispatch(build)),
+      },
+      {
+        name: 'SDK, one server reused (prototype)',
+        run: serve(handler(reusing(() => sdkModern()))),
+      },
+    ];
+    // Every side must answer the call itself (input_required), not an error.
+    for (const side of sides) {
+      const text = String(await side.run());
+      if (!text.includes('"input_required"'))
+        throw new Error(`${side.name}: ${text.slice(0, 200)}`);
+    }
+    const out = await rotate(sides);
+    const base = 'SDK stateless, built per request';
+    for (const i of [1, 2, 3, 4, 5])
+      rows.push(
+        ...both(
+          server,
+          `${(sides[i] as Side).name} vs the SDK stateless handler`,
+          out,
+          i,
+          base,
+          undefined,
+        ),
+      );
   }
   keep(rows);
   for (const c of [sdk, perRequest, pooled, viaEntry, lean, sdkReused]) await c.close();
