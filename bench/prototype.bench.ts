@@ -122,6 +122,7 @@ async function rotate(
   for (const s of sides) await slice(s.run, sliceMs / 2);
   const ratios: number[][] = sides.map(() => []);
   const cpuRatios: number[][] = sides.map(() => []);
+  const cpuPerRotation: number[][] = sides.map(() => []);
   const all: Slice[][] = sides.map(() => []);
   for (let r = 0; r < repeats; r++) {
     const ms = sides.map(() => 0);
@@ -136,6 +137,7 @@ async function rotate(
     for (const i of sides.keys()) {
       (ratios[i] as number[]).push((ms[i] as number) / (ms[0] as number));
       (cpuRatios[i] as number[]).push((cpu[i] as number) / (cpu[0] as number));
+      (cpuPerRotation[i] as number[]).push(cpu[i] as number);
     }
   }
   for (const r of [...ratios, ...cpuRatios]) r.sort((a, b) => a - b);
@@ -143,7 +145,7 @@ async function rotate(
     ms: median(xs.map((x) => x.ms)),
     cpuUs: median(xs.map((x) => x.cpuUs)),
   }));
-  return { ratios, cpuRatios, slices };
+  return { ratios, cpuRatios, cpuPerRotation, slices };
 }
 
 interface Rotation {
@@ -151,6 +153,8 @@ interface Rotation {
   readonly ratios: number[][];
   /** The same for CPU time per call: steadier than wall time when other work shares the cores. */
   readonly cpuRatios: number[][];
+  /** Per side, its CPU time in each rotation (in rotation order), to pair any two sides. */
+  readonly cpuPerRotation: number[][];
   readonly slices: Slice[];
 }
 
@@ -181,6 +185,25 @@ function both(
     throughputRow(group, name, against(out, i), baseline, goal),
     throughputRow(group, `${name}, by CPU per call`, against(out, i, 'cpu'), baseline, goal),
   ];
+}
+
+/**
+ * Side `after` against side `before` of the same rotations, by CPU time per call: the median of
+ * the rotations' ratios (before ÷ after, so above 1 means `after` costs less) with their range.
+ */
+function pair(group: string, name: string, out: Rotation, before: number, after: number): Row {
+  const b = out.cpuPerRotation[before] as number[];
+  const a = out.cpuPerRotation[after] as number[];
+  const ratios = b.map((x, r) => x / (a[r] as number)).sort((x, y) => x - y);
+  const ratio = median(ratios);
+  return {
+    group,
+    name,
+    value: ratio,
+    unit: '×',
+    ratio,
+    range: [ratios[0] as number, ratios[ratios.length - 1] as number],
+  };
 }
 
 export default async function run(): Promise<Row[]> {
@@ -245,6 +268,16 @@ export default async function run(): Promise<Row[]> {
         base,
         undefined,
       ),
+    );
+    rows.push(
+      pair(
+        one,
+        'A/B, CPU: elicit built per request ÷ pooled (above 1: the pool costs less)',
+        out,
+        1,
+        2,
+      ),
+      pair(one, 'A/B, CPU: elicit pooled ÷ pooled with the lean dispatch (prototype)', out, 2, 4),
     );
     const call1 = out.slices[2] as Slice;
     for (const i of [6, 7, 8, 9]) {
@@ -333,6 +366,16 @@ export default async function run(): Promise<Row[]> {
         undefined,
       ),
     );
+    rows.push(
+      pair(
+        three,
+        'A/B, CPU: elicit built per request ÷ pooled (above 1: the pool costs less)',
+        out,
+        1,
+        2,
+      ),
+      pair(three, 'A/B, CPU: elicit pooled ÷ pooled with the lean dispatch (prototype)', out, 2, 3),
+    );
   }
   if (wanted(server, 'server only')) {
     process.stderr.write('  prototype: server only\n');
@@ -385,6 +428,29 @@ export default async function run(): Promise<Row[]> {
     }
     const out = await rotate(sides);
     const base = 'SDK stateless, built per request';
+    rows.push(
+      pair(
+        server,
+        'A/B, CPU: elicit built per request ÷ pooled (above 1: the pool costs less)',
+        out,
+        1,
+        2,
+      ),
+      pair(
+        server,
+        'A/B, CPU: elicit pooled ÷ pooled with the lean dispatch (prototype)',
+        out,
+        2,
+        4,
+      ),
+      pair(
+        server,
+        'A/B, CPU: SDK built per request ÷ one SDK server reused (prototype)',
+        out,
+        0,
+        5,
+      ),
+    );
     for (const i of [1, 2, 3, 4, 5])
       rows.push(
         ...both(
