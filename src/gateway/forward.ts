@@ -726,7 +726,7 @@ function startHeld(host: ForwardHost, method: CallMethod, call: Result, ctx: Ser
 /** Why a held call ends with its task, as the server and the task's reader are told. */
 const TASK_ENDS: Readonly<Record<TaskEnd, string>> = {
   cancelled: 'cancelled with its task (tasks/cancel)',
-  expired: 'expired with its task (its ttlMs ran out)',
+  expired: 'ended when its task expired (its ttlMs ran out)',
   completed: 'ended with its task',
   failed: 'ended with its task, which failed',
 };

@@ -4,7 +4,8 @@
  * whose session holds it cancels, hangs up or ends its session. The server, a plain SDK v1
  * server (2025 only) in this process, sees `notifications/cancelled` saying why, and the call's
  * slot in the held-call bounds is free at once. A call offered as a task lives as long as the
- * task, however long its question waits.
+ * task, however long its question waits. (The bounds on how soon leave room for a busy machine;
+ * the cancellations come within milliseconds, or one store read, of their cause.)
  */
 
 import { randomUUID } from 'node:crypto';
@@ -146,7 +147,7 @@ describe('a held call offered as a task', () => {
     stop.abort();
     await expect(call).rejects.toMatchObject({ code: 'ELICIT_TASK_CANCELLED' });
     const cancel = await cancelledAfter(seen, from);
-    expect(cancel.ms).toBeLessThan(1000);
+    expect(cancel.ms).toBeLessThan(2000);
     expect(cancel.reason).toMatch(/held call was cancelled with its task \(tasks\/cancel\)/);
     expect(gateway.heldCalls).toBe(0);
     const read = await sdkTaskWire(client, 5000).get(task.taskId, new AbortController().signal);
@@ -160,8 +161,8 @@ describe('a held call offered as a task', () => {
     const { call } = await taskHost(front);
     const cancel = await cancelledAfter(seen, from);
     expect(cancel.ms).toBeGreaterThanOrEqual(1400);
-    expect(cancel.ms).toBeLessThan(3000);
-    expect(cancel.reason).toMatch(/expired with its task/);
+    expect(cancel.ms).toBeLessThan(6000);
+    expect(cancel.reason).toMatch(/ended when its task expired/);
     expect(gateway.heldCalls).toBe(0);
     await expect(call).rejects.toThrow(/Unknown task/);
   });
@@ -194,7 +195,7 @@ describe('a held call offered as a task', () => {
     };
     expect(await elsewhere.update(taskKey(task.taskId), stored.version, cancelled)).toBe(true);
     const cancel = await cancelledAfter(seen, from);
-    expect(cancel.ms).toBeLessThan(1500);
+    expect(cancel.ms).toBeLessThan(3000);
     expect(cancel.reason).toMatch(/cancelled with its task/);
     expect(gateway.heldCalls).toBe(0);
     await expect(call).rejects.toMatchObject({ code: 'ELICIT_TASK_CANCELLED' });
@@ -217,7 +218,7 @@ describe('a held call of a 2025 host', () => {
     const from = Date.now();
     stop.abort();
     const cancel = await cancelledAfter(seen, from);
-    expect(cancel.ms).toBeLessThan(1000);
+    expect(cancel.ms).toBeLessThan(2000);
     expect(cancel.reason).toMatch(/cancelled by the host/);
     expect(gateway.heldCalls).toBe(0);
   });
@@ -229,7 +230,7 @@ describe('a held call of a 2025 host', () => {
     const from = Date.now();
     await transport.close();
     const cancel = await cancelledAfter(seen, from);
-    expect(cancel.ms).toBeLessThan(1000);
+    expect(cancel.ms).toBeLessThan(2000);
     expect(cancel.reason).toMatch(/cancelled by the host/);
     expect(gateway.heldCalls).toBe(0);
   });
@@ -241,7 +242,7 @@ describe('a held call of a 2025 host', () => {
     const from = Date.now();
     await transport.terminateSession();
     const cancel = await cancelledAfter(seen, from);
-    expect(cancel.ms).toBeLessThan(1000);
+    expect(cancel.ms).toBeLessThan(2000);
     expect(cancel.reason).toMatch(/cancelled by the host/);
     expect(gateway.heldCalls).toBe(0);
   });
