@@ -23,7 +23,7 @@ import type { Era, Gate } from './gate.ts';
 import { waitingText } from './inbox.ts';
 import { type Runnable, type ToolOutput, toToolResult } from './runnable.ts';
 import { RequestBinding, type Sealer } from './seal.ts';
-import { heldByBackground } from './server-pool.ts';
+import { callContext, heldByBackground } from './server-pool.ts';
 import { escapeToWire, type Kind, toolErrorResult, wireError } from './wire.ts';
 
 export type { Runnable, TaskSupport, ToolOutput } from './runnable.ts';
@@ -64,7 +64,7 @@ export function invoke(
     return Promise.reject(
       new InternalError('a request reached a handler without passing the gate'),
     );
-  return invokeReplay(server, entry, gate, args, ctx, mcp);
+  return invokeReplay(server, entry, gate, args, callContext(mcp, ctx), mcp);
 }
 
 const asToolResult = (value: unknown) => toToolResult(value as ToolOutput);

@@ -11,11 +11,19 @@
  * - no background work holds it: a call that became a task, or a task driven from `tasks/get`
  *   or `tasks/update`, runs on with that request's context, so its server is never reused;
  * and what the SDK seeded from the last request's envelope (client capabilities and info) is
- * forgotten before it goes back. The principal, auth info and request state of a request live
+ * forgotten before it goes back. A call's handler gets a context whose ways out through the
+ * server (notify, log, send, elicitInput, requestSampling) work only while its own exchange is
+ * the server's: work a handler leaves behind (a timer, say) fails afterwards as it would on a
+ * closed server, instead of reaching whichever request the server serves next. The principal, auth info and request state of a request live
  * in that request's context, never on the server. A request that finds every pooled server busy
  * gets one built for it alone.
  */
-import type { McpServer } from '@modelcontextprotocol/server';
+import {
+  type McpServer,
+  SdkError,
+  SdkErrorCode,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { forgetClientIdentity } from '../kernel/sdk-seams.ts';
 import { LimitOptionError } from './errors.ts';
 
@@ -33,6 +41,8 @@ class Lease {
   running = 0;
   /** Background work holds its requests' contexts: it is dropped, never reused. */
   held = false;
+  /** Counts the times it was handed out: a call's context belongs to one of them. */
+  turn = 0;
   readonly #settle: (lease: Lease) => void;
   constructor(mcp: McpServer, settle: (lease: Lease) => void) {
     this.mcp = mcp;
@@ -86,6 +96,7 @@ export class ServerPool {
     }
     lease.out = true;
     lease.serving = true;
+    lease.turn += 1;
     return lease.mcp;
   };
 
@@ -137,4 +148,29 @@ export function callStarted(mcp: McpServer): (() => void) | undefined {
 export function heldByBackground(mcp: McpServer): void {
   const lease = leases.get(mcp);
   if (lease !== undefined) lease.held = true;
+}
+
+type Sender = (...args: never[]) => Promise<unknown>;
+const SENDERS = ['notify', 'log', 'send', 'elicitInput', 'requestSampling'] as const;
+
+/**
+ * The context a call on `mcp` hands its handler: on a pooled server, each way out through the
+ * server is live only while this call's exchange is the server's, and rejects afterwards with
+ * the SDK's own "Not connected" (what a server built for the request alone answers once closed).
+ */
+export function callContext(mcp: McpServer, ctx: ServerContext): ServerContext {
+  const lease = leases.get(mcp);
+  if (lease === undefined) return ctx;
+  const turn = lease.turn;
+  const req = ctx.mcpReq as unknown as Record<string, unknown>;
+  const mcpReq: Record<string, unknown> = { ...req };
+  for (const name of SENDERS) {
+    const send = req[name] as Sender | undefined;
+    if (send === undefined) continue;
+    mcpReq[name] = (...args: never[]) =>
+      lease.turn === turn && lease.serving
+        ? send(...args)
+        : Promise.reject(new SdkError(SdkErrorCode.NotConnected, 'Not connected'));
+  }
+  return { ...ctx, mcpReq } as unknown as ServerContext;
 }

@@ -221,6 +221,56 @@ describe('a pool of 2026-07-28 servers', () => {
     expect((served.server.address() as AddressInfo).port).toBeGreaterThan(0);
   });
 
+  it('keeps what a handler left behind from reaching the next request on its server', async () => {
+    const fired = latch();
+    const bobInside = latch();
+    const bobGoOn = latch();
+    let late: unknown;
+    const app = createServer({ name: 'pool', version: '1' })
+      .tool('ann', {}, async (_a, ask, ctx) => {
+        // Work left running after the call has answered: once Bob's call is on this server.
+        void bobInside.opened.then(async () => {
+          late = await Promise.allSettled([
+            ask.progress(1, { message: 'ann-late' }),
+            ctx.mcpReq.notify({
+              method: 'notifications/progress',
+              params: { progressToken: 'p', progress: 2, message: 'ann-late' },
+            }),
+          ]);
+          fired.open();
+        });
+        return 'ann';
+      })
+      .tool('bob', {}, async () => {
+        bobInside.open();
+        await bobGoOn.opened;
+        return 'bob';
+      });
+    const built = counting(app);
+    const served = await listen(httpEntry(app, { authInfo }));
+    cleanups.push(() => served.close());
+    const raw = (name: string, who: string) =>
+      fetch(served.url, {
+        method: 'POST',
+        headers: modernHeaders(name, { authorization: `Bearer ${who}` }),
+        body: modernBody(name, {}, 7, { ...MODERN_META, progressToken: 'p' }),
+      });
+    expect(await (await raw('ann', 'ann')).text()).toContain('ann');
+    await new Promise((r) => setTimeout(r, 10));
+    const bob = raw('bob', 'bob');
+    await fired.opened;
+    bobGoOn.open();
+    const body = await (await bob).text();
+    expect(body).toContain('bob');
+    expect(body).not.toContain('ann-late');
+    // Bob's call was on Ann's server; what she left behind failed as on a closed server.
+    expect(built.modern).toBe(1);
+    expect(late).toMatchObject([
+      { status: 'rejected', reason: { code: 'NOT_CONNECTED' } },
+      { status: 'rejected', reason: { code: 'NOT_CONNECTED' } },
+    ]);
+  });
+
   it('does not reuse a server whose call became a task (the task runs on with its request)', async () => {
     const app = createServer({ name: 'pool', version: '1' })
       .tool('job', { task: 'optional' }, async () => 'done')
