@@ -44,10 +44,9 @@ type SendOptions = Parameters<Transport['send']>[1];
  */
 export function cancelOnHangUp(transport: Transport, onRequest?: () => void): HangUps {
   const watch = new HangUpWatch(transport, onRequest);
-  transport.send = (message, options) => watch.sent(message, options);
-  if (watch.deliver !== undefined)
-    transport.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) =>
-      watch.received(message, extra);
+  // Bound methods, not arrow functions: no scope of their own to keep for the session's life.
+  transport.send = watch.sent.bind(watch);
+  if (watch.deliver !== undefined) transport.onmessage = watch.received.bind(watch);
   return watch;
 }
 

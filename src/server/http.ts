@@ -3,6 +3,7 @@
  * can push elicitation requests), 2026-07-28 requests are served statelessly. Host and Origin
  * are checked first (DNS-rebinding protection, on by default for loopback names).
  */
+import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from '@modelcontextprotocol/node';
@@ -146,6 +147,8 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
   if (!Number.isSafeInteger(retryMs) || retryMs < 1) throw new LimitOptionError('retryMs', retryMs);
   // Checked once here, so a bad option fails at start, not at the first session.
   const eventLimits = new BoundedEventStore(options.events).limits;
+  // One for every session of this entry (a session keeps what it is given for its life).
+  const forgetSession = (id: string) => table.delete(id);
 
   async function legacy(
     req: Request,
@@ -185,15 +188,13 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
     // lost one reconnects with Last-Event-ID; the events die with the session.
     const events = new BoundedEventStore(eventLimits);
     const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => crypto.randomUUID(),
+      sessionIdGenerator: randomUUID,
       eventStore: events,
       retryInterval: retryMs,
       onsessioninitialized: (id) => {
         entry = ticket.fill(id, session);
       },
-      onsessionclosed: (id) => {
-        table.delete(id);
-      },
+      onsessionclosed: forgetSession,
     });
     transport.onclose = () => {
       events.clear();
