@@ -65,6 +65,8 @@ export const ELICIT_INBOX_EXPIRED = 'ELICIT_INBOX_EXPIRED';
 export const ELICIT_NOT_CONNECTED = 'ELICIT_NOT_CONNECTED';
 export const ELICIT_PRINCIPAL_CONFIG = 'ELICIT_PRINCIPAL_CONFIG';
 export const ELICIT_TOKEN_NO_ISSUER = 'ELICIT_TOKEN_NO_ISSUER';
+export const ELICIT_ACCESS_TOKEN_CONFIG = 'ELICIT_ACCESS_TOKEN_CONFIG';
+export const ELICIT_ACCESS_TOKEN_ISSUER = 'ELICIT_ACCESS_TOKEN_ISSUER';
 export const ELICIT_STATE_INVALID = 'ELICIT_STATE_INVALID';
 export const ELICIT_KEYRING_INVALID = 'ELICIT_KEYRING_INVALID';
 export const ELICIT_STATE_TOO_LARGE = 'ELICIT_STATE_TOO_LARGE';
@@ -321,6 +323,18 @@ export const ERROR_CODES: Readonly<Record<ElicitErrorCode, ErrorCodeEntry>> = {
     rpc: -32600,
     meaning:
       "An access token names a subject but no issuer, so its subject could be anyone's: the request is refused (-32600, data.reason 'token_without_issuer') unless your own principal resolver says who the caller is.",
+  },
+  [ELICIT_ACCESS_TOKEN_CONFIG]: {
+    part: 'server',
+    reach: 'local',
+    meaning:
+      'accessTokens() is given an issuer that is not https (without allowInsecure), a resource that is not an absolute http(s) address, or a token size limit that is not a positive whole number.',
+  },
+  [ELICIT_ACCESS_TOKEN_ISSUER]: {
+    part: 'server',
+    reach: 'local',
+    meaning:
+      'accessTokens() could not discover the issuer: it is unreachable, or its metadata names another issuer or no JWKS.',
   },
   [ELICIT_STATE_INVALID]: {
     part: 'server',
@@ -697,6 +711,8 @@ export type ElicitErrorCode =
   | typeof ELICIT_NOT_CONNECTED
   | typeof ELICIT_PRINCIPAL_CONFIG
   | typeof ELICIT_TOKEN_NO_ISSUER
+  | typeof ELICIT_ACCESS_TOKEN_CONFIG
+  | typeof ELICIT_ACCESS_TOKEN_ISSUER
   | typeof ELICIT_STATE_INVALID
   | typeof ELICIT_KEYRING_INVALID
   | typeof ELICIT_STATE_TOO_LARGE

@@ -40,8 +40,18 @@ export interface HttpOptions {
   readonly allowedHosts?: readonly string[];
   /** Origins accepted when a browser sends `Origin`; default: loopback origins. */
   readonly allowedOrigins?: readonly string[];
-  /** The verified MCP access token of a request, if any (from your auth middleware). */
-  readonly authInfo?: (req: Request) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+  /**
+   * The verified MCP access token of a request, if any (from your auth middleware, or
+   * `accessTokens`); a Response (a 401 challenge) is the request's answer instead.
+   */
+  readonly authInfo?: (
+    req: Request,
+  ) => AuthInfo | Response | undefined | Promise<AuthInfo | Response | undefined>;
+  /**
+   * Documents `listen` serves beside the MCP path (`accessTokens`' RFC 9728 metadata): a
+   * request for any other path is handed here first; undefined answers 404.
+   */
+  readonly wellKnown?: (req: Request) => Response | undefined;
   /** Caps on legacy sessions: in total, per principal, and when an idle one may be closed. */
   readonly sessions?: Partial<SessionLimits>;
   /** Caps on the events a legacy session keeps so a client can resume a stream (SEP-1699). */
@@ -127,8 +137,12 @@ function atRevision(req: Request, revision: string | undefined): Request {
   return new Request(req, { headers, body: '' });
 }
 
-// Which app an entry serves, so listen() can check a non-loopback bind against it.
-const servedBy = new WeakMap<McpHttpEntry, (where: string) => void>();
+// Which app an entry serves, so listen() can check a non-loopback bind against it, and the
+// documents it serves beside its MCP path.
+const servedBy = new WeakMap<
+  McpHttpEntry,
+  { expose: (where: string) => void; wellKnown?: HttpOptions['wellKnown'] }
+>();
 
 export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttpEntry {
   const hosts = [...(options.allowedHosts ?? localhostAllowedHostnames())];
@@ -225,7 +239,9 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
       const refused =
         hostHeaderValidationResponse(req, hosts) ?? originValidationResponse(req, origins);
       if (refused !== undefined) return refused;
-      const authInfo = await options.authInfo?.(req);
+      const auth = await options.authInfo?.(req);
+      if (auth instanceof Response) return auth;
+      const authInfo = auth;
       // Read and parsed once here; the SDK is handed the parsed body and reads nothing again.
       const body = await readBodyOnce(req, maxBodyBytes);
       if ('response' in body) return body.response;
@@ -252,9 +268,12 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
       return table.size;
     },
   };
-  servedBy.set(entry, expose);
+  servedBy.set(entry, { expose, wellKnown: options.wellKnown });
   return entry;
 }
+
+const notFound = () =>
+  new Response('not found', { status: 404, headers: { 'content-type': 'text/plain' } });
 
 export interface Listening {
   readonly url: URL;
@@ -272,9 +291,15 @@ export async function listen(
 ): Promise<Listening> {
   const path = options.path ?? '/mcp';
   const handler = toNodeHandler({ fetch: (req: Request) => entry.fetch(req) });
+  const wellKnown = servedBy.get(entry)?.wellKnown;
+  const documents =
+    wellKnown === undefined
+      ? undefined
+      : toNodeHandler({ fetch: async (req: Request) => wellKnown(req) ?? notFound() });
   const server = createHttpServer((req, res) => {
     if ((req.url ?? '/').split('?')[0] !== path) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      if (documents !== undefined) documents(req, res).catch(() => res.destroy());
+      else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }
     // The adapter answers a failing fetch with 500 itself; this catch is for what is left (a
@@ -282,7 +307,7 @@ export async function listen(
     handler(req, res).catch(() => res.destroy());
   });
   const host = options.host ?? '127.0.0.1';
-  if (!isLoopbackHost(host)) servedBy.get(entry)?.(`listening on ${JSON.stringify(host)}`);
+  if (!isLoopbackHost(host)) servedBy.get(entry)?.expose(`listening on ${JSON.stringify(host)}`);
   const port = options.port ?? 0;
   await new Promise<void>((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException) => reject(new ListenError(host, port, error));

@@ -1,6 +1,13 @@
 /** elicit/server: one straight-line elicitation API for both protocol eras. Node only. */
 
 export {
+  AccessTokenConfigError,
+  type AccessTokenOptions,
+  type AccessTokens,
+  accessTokens,
+  DEFAULT_MAX_TOKEN_CHARS,
+} from './access-tokens.ts';
+export {
   createServer,
   type ElicitServer,
   type ElicitServerOptions,

@@ -20,7 +20,15 @@ export interface IdpClient {
   readonly redirect_uris: string[];
 }
 
-export async function startIdp(clients: IdpClient[]): Promise<Idp> {
+export interface IdpOptions {
+  /**
+   * Resource indicators (RFC 8707): a token requested for a resource this accepts is a JWT
+   * access token (RFC 9068) whose audience is that resource, with the scope `mcp`.
+   */
+  readonly jwtResources?: (resource: string) => boolean;
+}
+
+export async function startIdp(clients: IdpClient[], options: IdpOptions = {}): Promise<Idp> {
   const server: Server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
@@ -35,8 +43,20 @@ export async function startIdp(clients: IdpClient[]): Promise<Idp> {
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: true },
+      ...(options.jwtResources === undefined
+        ? {}
+        : {
+            resourceIndicators: {
+              enabled: true,
+              useGrantedResource: () => true,
+              getResourceServerInfo: (_ctx: unknown, resource: string) => {
+                if (!options.jwtResources?.(resource)) throw new Error('unknown resource');
+                return { scope: 'mcp', accessTokenFormat: 'jwt', audience: resource };
+              },
+            },
+          }),
     },
-    scopes: ['openid', 'offline_access', 'calendar.read'],
+    scopes: ['openid', 'offline_access', 'calendar.read', 'mcp'],
     claims: { openid: ['sub'] },
     findAccount: (_ctx: unknown, id: string) => ({ accountId: id, claims: () => ({ sub: id }) }),
     issueRefreshToken: () => true,
@@ -77,4 +97,34 @@ export async function startIdp(clients: IdpClient[]): Promise<Idp> {
     provider,
     close: () => new Promise((r) => server.close(() => r())),
   };
+}
+
+/** A JWT access token from `from`'s provider for `sub`, as its token endpoint issues them
+ * for a host (client `mcp-host`) that asked for `audience` as its resource. */
+export async function jwtAccessToken(
+  from: Idp,
+  sub: string,
+  audience: string,
+  times: { iat?: number; exp?: number } = {},
+): Promise<string> {
+  const { provider } = from;
+  const client = await provider.Client.find('mcp-host');
+  const grant = new provider.Grant({ accountId: sub, clientId: 'mcp-host' });
+  grant.addResourceScope(audience, 'mcp');
+  const ResourceServer = (provider as unknown as { ResourceServer: new (...a: unknown[]) => never })
+    .ResourceServer;
+  const token = new provider.AccessToken({
+    accountId: sub,
+    client: client as NonNullable<typeof client>,
+    grantId: await grant.save(),
+    gty: 'authorization_code',
+    scope: 'mcp',
+    resourceServer: new ResourceServer(audience, {
+      accessTokenFormat: 'jwt',
+      scope: 'mcp',
+      audience,
+    }),
+    ...times,
+  } as never);
+  return token.save();
 }
