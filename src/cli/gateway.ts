@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { UpstreamEra } from '../gateway/index.ts';
 import {
+  accessTokens,
   auditFile,
   createGateway,
   Inbox,
@@ -37,6 +38,11 @@ export interface GatewayCliOptions {
   /** Serve hosts over HTTP here instead of stdio. */
   readonly listen?: { readonly host: string; readonly port: number };
   /**
+   * Hosts over `listen` present JWT access tokens from this issuer for `audience` (the served
+   * MCP URL as clients reach it); each caller is then the token's issuer and subject.
+   */
+  readonly listenAuth?: { readonly issuer: string; readonly audience: string };
+  /**
    * The store replicas share (redis:// or postgres://): the inbox's questions, links and
    * sessions live there, and answers given on any replica reach the one holding the call.
    */
@@ -58,13 +64,19 @@ export interface GatewayCliOptions {
   };
 }
 
-/** An issuer the inbox may sign in with: https, or http on a loopback name (development). */
-function issuerProblem(text: string): string | undefined {
+/** An issuer the inbox or `--listen` may trust: https, or http on a loopback name (development). */
+function issuerProblem(flag: string, text: string): string | undefined {
   const url = URL.canParse(text) ? new URL(text) : undefined;
   if (url?.protocol === 'https:') return undefined;
   if (url?.protocol === 'http:' && isLoopbackIssuer(url)) return undefined;
-  return `--inbox-issuer takes the OpenID provider's https address (http only on a loopback name); got ${JSON.stringify(text.slice(0, 100))}`;
+  return `${flag} takes the ${flag === '--inbox-issuer' ? 'OpenID provider' : 'authorization server'}'s https address (http only on a loopback name); got ${JSON.stringify(text.slice(0, 100))}`;
 }
+
+/** Addresses that listen on every interface: no client reaches the server by that name. */
+const WILDCARD = new Set(['0.0.0.0', '::', '']);
+
+/** The loopback names a local client sends in Host (the SDK's localhostAllowedHostnames). */
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
 function isLoopbackIssuer(url: URL): boolean {
   const h = url.hostname;
@@ -181,8 +193,15 @@ export async function runGateway(o: GatewayCliOptions): Promise<number> {
     gateway.stdio();
     note(`serving ${where} on stdio.`);
   } else {
-    const listening = await gateway.listen({ host: o.listen.host, port: o.listen.port });
+    const listening = await gateway.listen(
+      { host: o.listen.host, port: o.listen.port },
+      o.listenAuth === undefined ? {} : await verified(o.listen.host, o.listenAuth),
+    );
     note(`serving ${where} at ${listening.url.href}`);
+    if (o.listenAuth !== undefined)
+      note(
+        `hosts sign in with ${o.listenAuth.issuer} and present its access tokens for ${o.listenAuth.audience}`,
+      );
   }
   const code = await ended;
   closing = true;
@@ -191,6 +210,21 @@ export async function runGateway(o: GatewayCliOptions): Promise<number> {
   await shared?.close();
   await audit?.close();
   return code;
+}
+
+/**
+ * The HTTP options of a `--listen` that verifies access tokens: the tokens, and the host names
+ * its clients may use (the audience's, the listening address's and loopback's).
+ */
+async function verified(host: string, auth: { issuer: string; audience: string }) {
+  const tokens = await accessTokens({
+    issuer: auth.issuer,
+    resource: auth.audience,
+    allowInsecure: new URL(auth.issuer).protocol === 'http:',
+  });
+  const named = [new URL(auth.audience).hostname];
+  if (!WILDCARD.has(host)) named.push(host.includes(':') ? `[${host}]` : host);
+  return { ...tokens, allowedHosts: [...new Set([...LOOPBACK_HOSTS, ...named])] };
 }
 
 /** `elicit gateway` arguments → options; `fail` reports a usage error. */
@@ -219,6 +253,8 @@ export async function gatewayCommand(
   let inboxUrl: string | undefined;
   let inboxIssuer: string | undefined;
   let inboxClientId: string | undefined;
+  let authIssuer: string | undefined;
+  let authAudience: string | undefined;
   const positional: string[] = [];
   const host = <T>(f: () => T): T => {
     try {
@@ -292,7 +328,7 @@ export async function gatewayCommand(
       inbox = true;
     } else if (a === '--inbox-issuer') {
       inboxIssuer = value();
-      const problem = issuerProblem(inboxIssuer);
+      const problem = issuerProblem(a, inboxIssuer);
       if (problem !== undefined) fail(problem);
       inbox = true;
     } else if (a === '--inbox-client-id') {
@@ -302,6 +338,17 @@ export async function gatewayCommand(
           '--inbox-client-id takes the client id registered with the provider (printable, no spaces)',
         );
       inbox = true;
+    } else if (a === '--auth-issuer') {
+      authIssuer = value();
+      const problem = issuerProblem(a, authIssuer);
+      if (problem !== undefined) fail(problem);
+    } else if (a === '--auth-audience') {
+      authAudience = value();
+      const url = URL.canParse(authAudience) ? new URL(authAudience) : undefined;
+      if (url === undefined || !['https:', 'http:'].includes(url.protocol) || url.hash !== '')
+        fail(
+          `--auth-audience takes the gateway's MCP address as clients reach it (https://…/mcp); got ${JSON.stringify(authAudience.slice(0, 100))}`,
+        );
     } else if (a.startsWith('--')) fail(`unknown option ${a}; see elicit gateway --help`);
     else positional.push(a);
   }
@@ -334,6 +381,22 @@ export async function gatewayCommand(
           clientId: inboxClientId,
           ...(secret === undefined || secret === '' ? {} : { clientSecret: secret }),
         };
+  if ((authIssuer !== undefined || authAudience !== undefined) && listenAt === undefined)
+    fail('--auth-issuer and --auth-audience are for --listen: hosts over stdio are this user');
+  if (authAudience !== undefined && authIssuer === undefined)
+    fail('--auth-audience goes with --auth-issuer: the authorization server whose tokens it takes');
+  let listenAuth: { issuer: string; audience: string } | undefined;
+  if (authIssuer !== undefined && listenAt !== undefined) {
+    const { host: at, port } = listenAt;
+    if (authAudience === undefined && (WILDCARD.has(at) || port === 0))
+      fail(
+        `--auth-audience is needed with --listen ${at.includes(':') ? `[${at}]` : at}:${port}: the gateway's MCP address as clients reach it, which tokens must name`,
+      );
+    listenAuth = {
+      issuer: authIssuer,
+      audience: authAudience ?? `http://${at.includes(':') ? `[${at}]` : at}:${port}/mcp`,
+    };
+  }
   if (policyFile !== undefined)
     try {
       readPolicy(policyFile);
@@ -358,5 +421,6 @@ export async function gatewayCommand(
     ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
     ...(callTimeoutMs === undefined ? {} : { callTimeoutMs }),
     ...(listenAt === undefined ? {} : { listen: listenAt }),
+    ...(listenAuth === undefined ? {} : { listenAuth }),
   });
 }

@@ -78,7 +78,13 @@ every question the server asks checked and delivered on the revision the host sp
 
 Options:
   --listen <host:port>       serve hosts over HTTP instead of stdio (beyond loopback only with
-                             an authenticated principal, as elicit/server)
+                             --auth-issuer, as elicit/server: callers must be authenticated)
+  --auth-issuer <url>        over --listen, accept only JWT access tokens (RFC 9068) from this
+                             authorization server (https); each caller is the token's issuer
+                             and subject; a request without one gets 401 and the metadata
+                             (RFC 9728) that says where to sign in
+  --auth-audience <url>      the audience tokens must name: the gateway's MCP address as
+                             clients reach it (default http://<listen host:port>/mcp)
   --era auto|legacy|modern   the server's era (default auto: probe, fall back to 2025-11-25)
   --env KEY=VALUE            environment for a stdio server (repeatable; it also inherits yours)
   --env-file <file>          KEY=VALUE lines for a stdio server

@@ -1,4 +1,7 @@
 /** elicit/gateway: elicitation between any host and any server, across revisions. Node only. */
+
+/** What `gateway.listen(where, await accessTokens(…))` takes to verify hosts' tokens. */
+export { accessTokens } from '../server/index.ts';
 export {
   createGateway,
   type Gateway,
