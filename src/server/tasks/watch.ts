@@ -28,7 +28,10 @@ export function watchTask(
     stop();
     onEnd(how);
   };
-  const check = async () => {
+  // Called as `void check()` from timers and listeners: nothing of it may reject, so a
+  // throwing holder (onEnd) is told to the server's faults instead.
+  const check = () => look().catch((error: unknown) => host.faults.failed('task watch', error));
+  const look = async () => {
     if (stopped) return;
     const record = await readTask(host.store, id, principal).then(
       (stored) => stored?.value,
