@@ -179,7 +179,9 @@ async function firstSuccess(
     await sleep(10);
   }
   recovery[name] = Math.round(performance.now() - since);
-  expect(recovery[name], name).toBeLessThan(1000);
+  // Prompt, not timed: the client retries within a few hundred ms; the bound leaves room for a
+  // loaded machine (a path that waited for a restart would hit the 5 s above).
+  expect(recovery[name], name).toBeLessThan(3000);
 }
 
 /** The wire error of an outage: -32603, the store's code, a fixed message, nothing of the driver. */
