@@ -151,6 +151,12 @@ export async function runGateway(o: GatewayCliOptions): Promise<number> {
     note(
       `people sign in to the inbox at ${inbox.url.href} with ${new URL(o.inboxLogin.issuer).host} (the client's redirect URI: ${new URL('/inbox/login/callback', inbox.url).href})`,
     );
+  // Callers with tokens are their issuer and subject, not `local`: the printed link shows none
+  // of their questions; a sign-in with the same issuer (or --notify's links) does.
+  if (inbox !== undefined && o.listenAuth !== undefined && o.inboxLogin === undefined)
+    note(
+      `callers are the people their access tokens name: give --inbox-issuer ${o.listenAuth.issuer} (and --inbox-client-id) so they can sign in to the inbox, or --notify to send each one a link`,
+    );
   if (inbox !== undefined)
     note(
       `questions your host cannot show wait at ${await inbox.link()} (a one-time link: open it once, in your browser)`,

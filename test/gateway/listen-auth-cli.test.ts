@@ -2,7 +2,8 @@
  * `elicit gateway --listen … --auth-issuer …` as a child process, on real parts: listening on
  * every interface is allowed once callers must present access tokens (oidc-provider's JWT
  * access tokens for the gateway's address); a request without one gets the 401 challenge and
- * the metadata names the issuer; an SDK client with a token calls a tool that asks. Without
+ * the metadata names the issuer; an SDK client with a token calls a tool that asks; the note
+ * on stderr says how those callers reach the inbox (their issuer's sign-in). Without
  * --auth-issuer the same address is refused, and the flags' mistakes are usage errors.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -42,6 +43,7 @@ beforeAll(async () => {
       idp.issuer,
       '--auth-audience',
       resource,
+      '--inbox',
       '--',
       ...asker,
     ],
@@ -68,6 +70,8 @@ afterAll(async () => {
 describe('elicit gateway --listen --auth-issuer', () => {
   it('serves every interface, with the 401 challenge and the metadata naming the issuer', async () => {
     expect(said).toContain(`present its access tokens for ${resource}`);
+    // The inbox's printed link is `local`'s, which no caller with a token is.
+    expect(said).toContain(`give --inbox-issuer ${idp.issuer}`);
     const r = await fetch(resource, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
