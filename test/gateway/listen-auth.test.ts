@@ -4,10 +4,17 @@
  * MCP URL to two people. No token gets a 401 whose challenge names the protected-resource
  * metadata, and that document names the issuer; an expired token, one for another resource,
  * one from another issuer, a tampered one and an oversized one get 401 too. A valid token's call
- * works, from an SDK client on both eras, and the question it asks belongs to the token's
+ * works, from an SDK client on both eras (whose own discovery finds the issuer from the
+ * challenge), and the question it asks belongs to the token's
  * issuer and subject: Alice's inbox shows it, Bob's does not, and Alice's answer ends the call.
  */
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  discoverOAuthServerInfo,
+  extractResourceMetadataUrl,
+  resourceUrlFromServerUrl,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, Inbox, type InboxQuestion } from '../../src/gateway/index.ts';
 import { tokenPrincipal } from '../../src/kernel/keys.ts';
@@ -119,6 +126,13 @@ describe('a gateway that verifies access tokens', () => {
     expect(challenge).toContain(`resource_metadata="${metadataUrl}"`);
     const doc = (await (await fetch(metadataUrl)).json()) as Record<string, unknown>;
     expect(doc).toMatchObject({ resource, authorization_servers: [idp.issuer] });
+    // An SDK client follows the challenge to the issuer, and asks for tokens for this resource.
+    const found = extractResourceMetadataUrl(await initialize());
+    expect(found?.href).toBe(metadataUrl);
+    const info = await discoverOAuthServerInfo(resource, { resourceMetadataUrl: found });
+    expect(info.authorizationServerUrl).toBe(idp.issuer);
+    expect(info.authorizationServerMetadata?.issuer).toBe(idp.issuer);
+    expect(resourceUrlFromServerUrl(resource).href).toBe(resource);
     // Other paths are still not found.
     expect((await fetch(new URL('/elsewhere', resource))).status).toBe(404);
   });
