@@ -3,10 +3,10 @@
  * oidc-provider with resource indicators issues JWT access tokens (RFC 9068) for the gateway's
  * MCP URL to two people. No token gets a 401 whose challenge names the protected-resource
  * metadata, and that document names the issuer; an expired token, one for another resource,
- * one from another issuer, a tampered one and an oversized one get 401 too. A valid token's call
- * works, from an SDK client on both eras (whose own discovery finds the issuer from the
- * challenge), and the question it asks belongs to the token's
- * issuer and subject: Alice's inbox shows it, Bob's does not, and Alice's answer ends the call.
+ * one from another issuer, a tampered one and an oversized one get 401 too; the SDK client's own
+ * discovery finds the issuer from the challenge. A valid token's call works, from an SDK client
+ * on both eras, and the question it asks belongs to the token's issuer and subject: Alice's
+ * inbox shows it, Bob's does not, and Alice's answer ends the call.
  */
 import {
   Client,
