@@ -20,11 +20,10 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
-import { type CallToolResult, McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { printTable } from '../scripts/table.ts';
-import { Withdrawal } from '../src/server/engines/withdrawal.ts';
 import { median } from './harness.ts';
-import { legacyClient, ours, SCHEMA, sdkLegacy } from './server-cases.ts';
+import { guaranteesAlone, legacyClient, sdkLegacy } from './server-cases.ts';
 
 const CALLS = Number(process.env.BENCH_AB_CALLS ?? 200);
 const ROTATIONS = Number(process.env.BENCH_AB_ROTATIONS ?? 30);
@@ -64,29 +63,6 @@ async function elicitFrom(base: string): Promise<McpServer> {
     .build('legacy');
 }
 
-/** The prototype: the guarantees of a legacy ask on a plain SDK handler, nothing else. */
-function prototype(): McpServer {
-  const s = new McpServer({ name: 'prototype', version: '1' });
-  s.registerTool('reused', {}, async (ctx: ServerContext): Promise<CallToolResult> => {
-    const withdrawal = new Withdrawal(ctx.mcpReq.signal);
-    try {
-      const r = (await ctx.mcpReq.send(
-        {
-          method: 'elicitation/create',
-          params: { mode: 'form', message: 'Who?', requestedSchema: SCHEMA },
-        },
-        { relatedRequestId: ctx.mcpReq.id, timeout: 600_000, signal: withdrawal.signal },
-      )) as { action: string; content?: Record<string, unknown> };
-      if (r.action === 'accept' && !ours.schema.parse(r.content ?? {}).ok)
-        throw new Error('the answer does not fit the form');
-      return { content: [{ type: 'text', text: r.action }] };
-    } finally {
-      withdrawal.withdraw('the call has ended');
-    }
-  });
-  return s;
-}
-
 const call = (c: Client) => () => c.callTool({ name: 'reused', arguments: {} });
 const sides: { name: string; run: () => Promise<unknown> }[] = [
   { name: 'SDK elicitInput', run: call(await legacyClient(sdkLegacy())) },
@@ -98,7 +74,7 @@ const sides: { name: string; run: () => Promise<unknown> }[] = [
     name: 'SDK elicitInput + the call’s signal',
     run: call(await legacyClient(sdkLegacy({ cancelWithCall: true }))),
   },
-  { name: 'prototype: the guarantees alone', run: call(await legacyClient(prototype())) },
+  { name: 'prototype: the guarantees alone', run: call(await legacyClient(guaranteesAlone())) },
 ];
 if (earlier !== undefined)
   sides.push({

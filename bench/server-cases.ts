@@ -24,6 +24,7 @@ import {
 } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { choice, form, integer, text } from '../src/schema/index.ts';
+import { Withdrawal } from '../src/server/engines/withdrawal.ts';
 import { createServer } from '../src/server/index.ts';
 import { heapAfterGc } from './harness.ts';
 
@@ -76,6 +77,34 @@ export function sdkLegacy({ cancelWithCall = false } = {}): McpServer {
       { relatedRequestId: ctx.mcpReq.id },
     );
     return text1(String(r.action));
+  });
+  return s;
+}
+
+/**
+ * A prototype, not product code: a plain SDK handler doing only what a legacy ask guarantees
+ * (the question withdrawn with the call and when the call ends, the answer checked against the
+ * form), with no engine, limits or keep-alive: the floor a push ask on the SDK's request path
+ * can reach, in time and in memory.
+ */
+export function guaranteesAlone(): McpServer {
+  const s = new McpServer({ name: 'prototype', version: '1' });
+  s.registerTool('reused', {}, async (ctx) => {
+    const withdrawal = new Withdrawal(ctx.mcpReq.signal);
+    try {
+      const r = (await ctx.mcpReq.send(
+        {
+          method: 'elicitation/create',
+          params: { mode: 'form', message: 'Who?', requestedSchema: SCHEMA },
+        },
+        { relatedRequestId: ctx.mcpReq.id, timeout: 600_000, signal: withdrawal.signal },
+      )) as { action: string; content?: Record<string, unknown> };
+      if (r.action === 'accept' && !ours.schema.parse(r.content ?? {}).ok)
+        throw new Error('the answer does not fit the form');
+      return text1(r.action);
+    } finally {
+      withdrawal.withdraw('the call has ended');
+    }
   });
   return s;
 }

@@ -12,6 +12,7 @@ import { freePort, startProcess, stop } from '../test/support/processes.ts';
 import { openSession, type RawReply, rawCall, rawInitialize } from '../test/support/raw-mcp.ts';
 import { abba, heapAfterGc, type Row, throughputRow, timeAsyncMs, wanted } from './harness.ts';
 import {
+  guaranteesAlone,
   heapPerWaitingAsk,
   legacyClient,
   modernClient,
@@ -215,6 +216,14 @@ async function memory(w: string): Promise<Row[]> {
       inMemory,
       await steady(() => sdkLegacy({ cancelWithCall: true })),
       'SDK elicitInput + signal',
+    ),
+  );
+  rows.push(
+    memoryRow(
+      w,
+      `prototype (not product code): a plain SDK handler with only a legacy ask's guarantees, ${PENDING} waiting, beside the plain SDK`,
+      await steady(guaranteesAlone),
+      await steady(() => sdkLegacy()),
     ),
   );
   const oursHttp = await waitingOverHttp('elicit');
