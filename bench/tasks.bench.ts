@@ -307,6 +307,8 @@ async function resumeMs(store: Store): Promise<number> {
     });
     while (resumedAt === 0) await new Promise((r) => setImmediate(r));
     samples.push(resumedAt - sent);
+    // Its result written before the next (and before the store closes after the last).
+    await until(entry, id, 'completed');
   }
   await entry.close();
   samples.sort((a, b) => a - b);
