@@ -245,3 +245,38 @@ export function heapAfterGc(): number {
   gc?.();
   return process.memoryUsage().heapUsed;
 }
+
+/** The `_meta` a 2026-07-28 request carries: revision, client and its capabilities. */
+export function modernMeta(client: string, capabilities: object = { elicitation: {} }) {
+  return {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: client, version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': capabilities,
+  };
+}
+
+/**
+ * A maker of the same in-process 2026-07-28 `tools/call` Request, with the headers the revision
+ * requires, to hand straight to an entry's `fetch` (no sockets: only the server's work counts).
+ */
+export function toolCallRequest(tool: string, meta: object = modernMeta('bench')): () => Request {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: tool, arguments: {}, _meta: meta },
+  });
+  return () =>
+    new Request('http://127.0.0.1/mcp', {
+      method: 'POST',
+      headers: {
+        host: '127.0.0.1',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': tool,
+      },
+      body,
+    });
+}

@@ -5,35 +5,12 @@
  */
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { createServer, httpEntry } from '../src/server/index.ts';
-import { median, type Row } from './harness.ts';
+import { median, type Row, toolCallRequest } from './harness.ts';
 
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
-};
 const app = createServer({ name: 'bench', version: '1' }).tool('hi', {}, async () => 'hello');
 const ours = httpEntry(app);
 const sdk = createMcpHandler(() => app.build('modern'), { legacy: 'reject' });
-const body = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'tools/call',
-  params: { name: 'hi', arguments: {}, _meta: META },
-});
-const request = () =>
-  new Request('http://127.0.0.1/mcp', {
-    method: 'POST',
-    headers: {
-      host: '127.0.0.1',
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': 'hi',
-    },
-    body,
-  });
+const request = toolCallRequest('hi');
 const N = Number(process.env.BENCH_HTTP_CALLS ?? 2000);
 async function cpuPerCall(fetch: (r: Request) => Promise<Response>): Promise<number> {
   const start = process.cpuUsage();

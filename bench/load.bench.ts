@@ -9,16 +9,12 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { freePort, startProcess, stop } from '../test/support/processes.ts';
-import { median, type Row, wanted } from './harness.ts';
+import { median, modernMeta, type Row, wanted } from './harness.ts';
 
 const SLICE_MS = Number(process.env.BENCH_LOAD_MS ?? 750);
 const LEVELS = [1, 20, 100];
 const REPEATS = Number(process.env.BENCH_LOAD_REPEATS ?? 3);
-const MODERN_META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'load', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
+const MODERN_META = modernMeta('load', {});
 
 type Era = 'modern' | 'legacy';
 interface Side {

@@ -33,19 +33,17 @@ import {
   type AbbaResult,
   keep,
   median,
+  modernMeta,
   type Row,
   type Slice,
   slice,
   throughputRow,
+  toolCallRequest,
   wanted,
 } from './harness.ts';
 import { app, modernClient, modernClientVia, sdkModern } from './server-cases.ts';
 
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
-};
+const META = modernMeta('bench');
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 9);
 const SLICE_MS = Number(process.env.BENCH_SLICE_MS ?? 200);
 
@@ -381,25 +379,7 @@ export default async function run(): Promise<Row[]> {
     process.stderr.write('  prototype: server only\n');
     // The same Request each time, straight into each side's fetch: no client, so only the
     // server's work per request is measured (a first round: the call answers input_required).
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'reused', arguments: {}, _meta: META },
-    });
-    const request = () =>
-      new Request('http://127.0.0.1/mcp', {
-        method: 'POST',
-        headers: {
-          host: '127.0.0.1',
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': 'reused',
-        },
-        body,
-      });
+    const request = toolCallRequest('reused', META);
     const serve = (fetch: (r: Request) => Promise<Response>) => async () =>
       (await fetch(request())).text();
     const handler = (factory: () => McpServer) => {
