@@ -111,6 +111,20 @@ async function discover(
 
 /** One message for every refused token: what failed is not the caller's to learn. */
 const REFUSED = 'The access token is not valid for this server.';
+const UNREACHABLE = "The token issuer's signing keys could not be fetched; try again shortly.";
+
+/**
+ * A failure to fetch the issuer's key set (no answer, a time-out, a status or body that is no key
+ * set): oauth4webapi throws fetch's own TypeError or an abort for the first, and an
+ * OperationProcessingError whose cause is the Response for the others.
+ */
+function issuerUnreachable(error: unknown): boolean {
+  if (error instanceof oauth.OperationProcessingError) return error.cause instanceof Response;
+  if (error instanceof DOMException)
+    return error.name === 'TimeoutError' || error.name === 'AbortError';
+  // oauth4webapi's own argument errors are TypeErrors with a code; fetch's "fetch failed" has none.
+  return error instanceof TypeError && !('code' in error);
+}
 
 /**
  * Accepts JWT access tokens from `options.issuer` for `options.resource`. Discovers the issuer
@@ -131,7 +145,10 @@ export async function accessTokens(options: AccessTokenOptions): Promise<AccessT
         // oauth4webapi reads the token from a request's Authorization header (RFC 6750).
         const request = new Request(resource, { headers: { authorization: `Bearer ${token}` } });
         claims = await oauth.validateJwtAccessToken(server, request, audience, insecure);
-      } catch {
+      } catch (error) {
+        // The issuer's keys could not be had: this server's trouble, not the caller's token, so
+        // a 500 the client may retry, never a 401 that would send it to sign in again.
+        if (issuerUnreachable(error)) throw new OAuthError(OAuthErrorCode.ServerError, UNREACHABLE);
         throw new OAuthError(OAuthErrorCode.InvalidToken, REFUSED);
       }
       return {

@@ -6,7 +6,8 @@
  * one from another issuer, a tampered one and an oversized one get 401 too; the SDK client's own
  * discovery finds the issuer from the challenge. A valid token's call works, from an SDK client
  * on both eras, and the question it asks belongs to the token's issuer and subject: Alice's
- * inbox shows it, Bob's does not, and Alice's answer ends the call.
+ * inbox shows it, Bob's does not, and Alice's answer ends the call. An issuer whose keys cannot
+ * be fetched is a 500 the client may retry, never a 401 that sends it to sign in again.
  */
 import {
   Client,
@@ -205,6 +206,27 @@ describe('a gateway that verifies access tokens', () => {
     } finally {
       await alice.close();
     }
+  });
+
+  it("answers 500 server_error, not 401, while the issuer's keys cannot be fetched", async () => {
+    // Its own provider, stopped after discovery and before any key was fetched.
+    const gone = await startIdp([hostClient], { jwtResources: () => true });
+    const tokens = await accessTokens({ issuer: gone.issuer, resource, allowInsecure: true });
+    const token = await jwtAccessToken(gone, 'alice', resource);
+    await gone.close();
+    const request = new Request(resource, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const refused = await tokens.authInfo(request);
+    expect(refused).toBeInstanceOf(Response);
+    const r = refused as Response;
+    expect(r.status).toBe(500);
+    expect(r.headers.get('www-authenticate')).toBeNull();
+    expect(await r.json()).toEqual({
+      error: 'server_error',
+      error_description: "The token issuer's signing keys could not be fetched; try again shortly.",
+    });
   });
 
   it('refuses a configuration that cannot work, with a stable code', async () => {
