@@ -18,6 +18,7 @@ import {
   readPolicy,
   type SharedStore,
 } from '../gateway/index.ts';
+import { isLoopbackHost } from '../kernel/loopback.ts';
 import { authProviderFor } from './auth.ts';
 import { createTransport, type Target } from './host/transport.ts';
 
@@ -68,7 +69,7 @@ export interface GatewayCliOptions {
 function issuerProblem(flag: string, text: string): string | undefined {
   const url = URL.canParse(text) ? new URL(text) : undefined;
   if (url?.protocol === 'https:') return undefined;
-  if (url?.protocol === 'http:' && isLoopbackIssuer(url)) return undefined;
+  if (url?.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
   return `${flag} takes the ${flag === '--inbox-issuer' ? 'OpenID provider' : 'authorization server'}'s https address (http only on a loopback name); got ${JSON.stringify(text.slice(0, 100))}`;
 }
 
@@ -77,11 +78,6 @@ const WILDCARD = new Set(['0.0.0.0', '::', '']);
 
 /** The loopback names a local client sends in Host (the SDK's localhostAllowedHostnames). */
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
-
-function isLoopbackIssuer(url: URL): boolean {
-  const h = url.hostname;
-  return h === 'localhost' || h === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
 
 /** Runs the gateway until the host goes away (stdio) or the process is told to stop. */
 export async function runGateway(o: GatewayCliOptions): Promise<number> {

@@ -11,6 +11,8 @@ import { ElicitError } from '../errors.ts';
 import { ELICIT_PRINCIPAL_CONFIG, ELICIT_TOKEN_NO_ISSUER } from '../kernel/error-codes.ts';
 import { tokenPrincipal } from '../kernel/keys.ts';
 
+export { isLoopbackHost } from '../kernel/loopback.ts';
+
 /** Your own resolver: a stable id of the caller, or undefined when there is none (-32600). */
 export type PrincipalResolver = (ctx: ServerContext) => string | undefined;
 
@@ -45,15 +47,6 @@ export class TokenIssuerError extends ElicitError {
       'The access token names a subject but no issuer (iss), so its subject could be anyone’s: refused. Have your token verifier put iss in authInfo.extra beside sub, or pass your own resolver: createServer({ principal: (ctx) => … }).',
     );
   }
-}
-
-const LOOPBACK_NAMES = new Set(['localhost', '::1', '[::1]']);
-
-/** A host name or address that only reaches this machine. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.toLowerCase().replace(/\.$/, '');
-  if (LOOPBACK_NAMES.has(h) || h.endsWith('.localhost')) return true;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 
 function fromToken(ctx: ServerContext, clientIdFallback: boolean): string | undefined {
