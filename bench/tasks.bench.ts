@@ -4,7 +4,7 @@
  * elicitation held open on a 2025 session (heap per waiting ask), and a task poll is the same
  * request shape answered by an SDK handler that reads nothing (the floor of a modern request).
  * - heap per parked task (memory and SQLite stores);
- * - tasks/get and tasks/update throughput on SQLite and Redis;
+ * - tasks/get throughput on SQLite and Redis; tasks/update on memory (no disk), SQLite and Redis;
  * - time from tasks/update to the resumed handler running again;
  * - scaling: create, get and update→resumed with 10 / 1 000 / 5 000 live tasks of the caller,
  *   each level against the 10-live figure of the same driver, measured in interleaved rounds.
@@ -352,11 +352,13 @@ export default async function run(): Promise<Row[]> {
         ratio: ops / (1000 / floor),
       };
     };
+    // The memory store's row: the same answers with no disk and no network, the engine alone.
     for (const [name, store] of [
+      ['memory', memoryStore()],
       ['sqlite', sqlite],
       ['redis', redis],
     ] as const) {
-      if (wanted(`tasks/get (${name})`))
+      if (name !== 'memory' && wanted(`tasks/get (${name})`))
         rows.push(await perSecond(`tasks/get (${name})`, 1000 / (await getMs(store))));
       if (!wanted(`tasks/update answering a parked task, then the handler resumed (${name})`))
         continue;

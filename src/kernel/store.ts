@@ -27,6 +27,11 @@ export interface PutOptions {
   readonly tags?: readonly string[];
 }
 
+/** What `Store.update` takes besides the value: a new TTL, and a hook for the commit. */
+export interface UpdateOptions extends Partial<PutOptions> {
+  readonly committed?: () => void;
+}
+
 /** A cap on the live records carrying one tag, checked by `createCapped`. */
 export interface TagCap {
   readonly tag: string;
@@ -49,13 +54,14 @@ export interface Store {
   /** Creates `key` only if it does not exist (or has expired). True when created. */
   create(key: string, value: Json, options: PutOptions): Promise<boolean>;
   get<T extends Json = Json>(key: string): Promise<Stored<T> | undefined>;
-  /** Replaces the value only if the stored version is `version`. True when replaced. */
-  update(
-    key: string,
-    version: number,
-    value: Json,
-    options?: Partial<PutOptions>,
-  ): Promise<boolean>;
+  /**
+   * Replaces the value only if the stored version is `version`. True when replaced, once the
+   * write is durable. `options.committed`, when the driver honours it, is called once the write
+   * has replaced the record but possibly before it is durable (SQLite's group commit): this
+   * process may build on it then, because a later write to the same store is never durable
+   * before it. Never called for a refused or failed write; a driver may ignore it.
+   */
+  update(key: string, version: number, value: Json, options?: UpdateOptions): Promise<boolean>;
   /** Removes and returns the record, atomically: only one caller ever gets it. */
   take<T extends Json = Json>(key: string): Promise<Stored<T> | undefined>;
   delete(key: string): Promise<void>;

@@ -14,7 +14,14 @@ export { memoryStore } from './memory.ts';
 export { type PostgresStoreOptions, postgresStore } from './postgres.ts';
 export { type RedisStoreOptions, redisStore } from './redis.ts';
 export { type SqliteStoreOptions, sqliteStore } from './sqlite.ts';
-export { type Json, type PutOptions, type Store, type Stored, StoreError } from './types.ts';
+export {
+  type Json,
+  type PutOptions,
+  type Store,
+  type Stored,
+  StoreError,
+  type UpdateOptions,
+} from './types.ts';
 
 // Deprecated spellings (CHANGELOG.md), kept for one minor version: they go in 0.3.
 import type { SqliteStoreOptions } from './sqlite.ts';

@@ -398,6 +398,9 @@ export async function sqliteStore(options: SqliteStoreOptions): Promise<Store> {
           'update a record',
           () => Number(cas.run(body, null, key, version, t).changes) === 1,
         );
+        // Committed: what the caller writes next lands in the same log after it, and in the
+        // same flush when written in this turn of the event loop.
+        if (done) opts?.committed?.();
         return after(key, done, done);
       }
       checkTtl(opts.ttlMs);
@@ -409,6 +412,7 @@ export async function sqliteStore(options: SqliteStoreOptions): Promise<Store> {
           return true;
         }),
       );
+      if (done) opts.committed?.();
       return after(key, done, done);
     },
     async take(key) {

@@ -82,6 +82,26 @@ export function storeContract(
       assert.equal(await s.update(key('none'), 1, {}), false);
     });
 
+    withStore('update tells its commit once, before it resolves, only when it took', async (s) => {
+      const k = key('commit');
+      await s.create(k, { n: 0 }, LONG);
+      const told: string[] = [];
+      const tell = (what: string) => ({ committed: () => told.push(what) });
+      const won = await s.update(k, 1, { n: 1 }, tell('won'));
+      const atResolve = [...told];
+      assert.equal(won, true);
+      assert.equal(await s.update(k, 1, { n: 2 }, tell('lost')), false);
+      assert.equal(await s.update(key('none'), 1, {}, tell('none')), false);
+      assert.equal(await s.update(k, 2, { n: 3 }, { ...LONG, ...tell('ttl') }), true);
+      await new Promise((r) => setTimeout(r, 20));
+      // A driver may ignore the hook; one that honours it tells each write that took, once,
+      // before that write resolves.
+      if (told.length > 0) {
+        assert.deepEqual(told, ['won', 'ttl']);
+        assert.deepEqual(atResolve, ['won']);
+      }
+    });
+
     withStore('take is single-use, even when raced', async (s) => {
       const k = key('nonce');
       await s.create(k, 'x', LONG);

@@ -3,7 +3,15 @@
  * compare-and-set by version, atomic single-use take, and lookup by tag (for example all records
  * of one principal) with a live count per tag. Small on purpose, so every driver can do it atomically.
  */
-export type { Json, PutOptions, Store, Stored, TagCap, TagPage } from '../kernel/store.ts';
+export type {
+  Json,
+  PutOptions,
+  Store,
+  Stored,
+  TagCap,
+  TagPage,
+  UpdateOptions,
+} from '../kernel/store.ts';
 export { StoreError, storeFailure } from '../kernel/store.ts';
 
 import { ELICIT_STORE_KEY, ELICIT_STORE_TTL } from '../kernel/error-codes.ts';

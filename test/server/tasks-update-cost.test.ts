@@ -1,9 +1,10 @@
 /**
  * What a `tasks/update` costs the store, counted.
- * - SQLite, flushes of the log: the answer is acked after one flush (and not before it ends),
- *   the handler resumes without another, and answers sent one after another share each flush
- *   with the result the previous answer's handler wrote, so a run of answers costs one flush
- *   each (and one more for the last result). The real `fsync` runs; it is only counted.
+ * - SQLite, flushes of the log: the handler resumes as soon as the answer is committed, its
+ *   result joins the answer's flush, and the answer is acked once that one flush has ended:
+ *   one flush per answer, none left under way when the ack goes out (so the next answer never
+ *   waits for the previous result's flush), and a step waits until the answer is on disk. The
+ *   real `fsync` runs; it is only counted.
  * - Redis, round trips (MONITOR on a redis-server of the test's own): update→resumed is two
  *   (the read and the compare-and-set script), and the resumed handler's result one more (it
  *   starts from the record just written, so it reads nothing).
@@ -66,7 +67,7 @@ describe('tasks/update on SQLite: flushes of the log', () => {
   });
   afterAll(() => store.close());
 
-  it('one answer: acked after one flush has ended, resumed without another', async () => {
+  it('one answer: one flush carries it and the result, and has ended before the ack', async () => {
     const entry = httpEntry(app());
     const { id, key } = await park(entry);
     await settle();
@@ -79,26 +80,57 @@ describe('tasks/update on SQLite: flushes of the log', () => {
     expect(ack.result?.resultType).toBe('complete');
     expect(flushes.started - before.started).toBe(1);
     expect(flushes.ended - before.ended).toBe(1);
-    await until(entry, id, 'completed');
-    expect(resumed.map((n) => n - before.started)).toEqual([1]);
-    // The result the handler wrote is on disk before tasks/get reports it: its own flush.
-    expect(flushes.ended - before.ended).toBe(2);
+    // Resumed from the committed answer, before the flush began.
+    expect(resumed.map((n) => n - before.started)).toEqual([0]);
+    // Its result went to disk with the answer: completed at the ack, no flush after it.
+    expect((await store.get<{ status: string }>(`task:${id}`))?.value.status).toBe('completed');
+    await settle();
+    expect(flushes.started - before.started).toBe(1);
     await entry.close();
   });
 
-  it('answers one after another: one flush each, the results sharing them', async () => {
+  it('answers one after another: one flush each, the results in them', async () => {
     const entry = httpEntry(app());
     const parked = [];
     for (let i = 0; i < 8; i++) parked.push(await park(entry));
     await settle();
     const before = flushes.started;
-    for (const { id, key } of parked)
+    for (const { id, key } of parked) {
       await rpc(entry, 'tasks/update', {
         taskId: id,
         inputResponses: { [key]: accept({ go: true }) },
       });
+      // Nothing still under way when the ack arrives: the next answer flushes at once.
+      expect(flushes.ended).toBe(flushes.started);
+    }
     await until(entry, (parked.at(-1) as { id: string }).id, 'completed');
-    expect(flushes.started - before).toBe(parked.length + 1);
+    expect(flushes.started - before).toBe(parked.length);
+    await entry.close();
+  });
+
+  it('a step after the answer runs only once the answer is on disk', async () => {
+    const seen: number[] = [];
+    let before = 0;
+    const entry = httpEntry(
+      createServer({ name: 'cost', version: '1', tasks: { store } }).tool(
+        'job',
+        { task: 'optional' },
+        async (_args, ask) => {
+          const r = await ask.form('go', form({ go: boolean() }));
+          await ask.step('effect', async () => seen.push(flushes.ended - before));
+          return r.action;
+        },
+      ),
+    );
+    const { id, key } = await park(entry);
+    await settle();
+    before = flushes.ended;
+    await rpc(entry, 'tasks/update', {
+      taskId: id,
+      inputResponses: { [key]: accept({ go: true }) },
+    });
+    await until(entry, id, 'completed');
+    expect(seen).toEqual([1]);
     await entry.close();
   });
 });

@@ -50,7 +50,13 @@ import {
 } from '../tasks/records.ts';
 import type { CompletionPort } from '../url-port.ts';
 import { toolErrorResult, wireError } from '../wire.ts';
-import { type Engine, type Receiver, SUSPEND, type TaskContext } from './contract.ts';
+import {
+  type Engine,
+  type Receiver,
+  SUSPEND,
+  type TaskContext,
+  type UrlStepResult,
+} from './contract.ts';
 import { type Journal, ReplayEngine, type ReplayHost, type Run } from './replay.ts';
 
 /** A pending request as the record keeps it: the ask's own key and what went to the client. */
@@ -147,7 +153,10 @@ export const taskOf = (ctx: ServerContext) => inTask.get(ctx);
  * Runs (or replays) the handler of task `id` once, in the background of whichever request
  * brought it here; the caller has taken the lease. Settles the record: completed, failed,
  * cancelled, or parked in `input_required` with fresh keys. `known`: the record as the caller
- * just wrote it (with this process's lease) and its version, which saves a read.
+ * just wrote it (with this process's lease) and its version, which saves a read. `durable`:
+ * settles once `known` is durable, when the caller starts the run as soon as it is committed;
+ * a step, an inbox question or a connect link (what the run does outside its record) waits
+ * for it, and a rejection fails them with the store's error.
  */
 export function drive(
   host: TaskHost,
@@ -155,11 +164,13 @@ export function drive(
   principal: string,
   base: ServerContext,
   known?: Stored<TaskRecord & Json>,
+  durable?: Promise<void>,
 ): Promise<void> {
   // Runs detached from any request: a store that fails past every retry leaves the lease to
   // lapse, and the next tasks/get takes the task over (or fails it once it was taken over too
   // often). The failure is told to the server's onWarning, never left unhandled.
-  return runOnce(host, id, principal, base, known).catch((error: unknown) =>
+  durable?.catch(() => {});
+  return runOnce(host, id, principal, base, known, durable).catch((error: unknown) =>
     host.faults.failed(RUN, error),
   );
 }
@@ -203,6 +214,7 @@ async function runOnce(
   principal: string,
   base: ServerContext,
   known: Stored<TaskRecord & Json> | undefined,
+  durable: Promise<void> | undefined,
 ): Promise<void> {
   // The record as last written by this run: each write starts from it instead of a read.
   let last = known ?? (await readTask(host.store, id, principal));
@@ -307,7 +319,7 @@ async function runOnce(
       clientId: context.clientId,
       signal: abort.signal,
     };
-    const engine = new TaskEngine(run, update, {
+    const engine = new TaskEngine(run, update, durable, {
       identity: taskIdentity(principal, record.name, record.args),
       name: record.name,
       say: (message) => onProgress({ progress: 0, message }),
@@ -424,15 +436,23 @@ function stepLost(error: unknown, key: string): TaskError {
  */
 class TaskEngine extends ReplayEngine {
   readonly #update: Update;
+  /** Settles once the write that started this run is durable (undefined: it already was). */
+  readonly #durable: Promise<void> | undefined;
   readonly #inboxCall: TaskInboxCall;
   /** Answers taken from the inbox by this run (an answer that did not fit is not taken twice). */
   readonly #used = new Set<string>();
   /** The failed task's error when a step's result could not be journaled. */
   lost: TaskError | undefined;
 
-  constructor(run: Run, update: Update, inboxCall: TaskInboxCall) {
+  constructor(
+    run: Run,
+    update: Update,
+    durable: Promise<void> | undefined,
+    inboxCall: TaskInboxCall,
+  ) {
     super(run);
     this.#update = update;
+    this.#durable = durable;
     this.#inboxCall = inboxCall;
   }
 
@@ -455,6 +475,7 @@ class TaskEngine extends ReplayEngine {
     question: InboxRequest,
     receiver: Receiver,
   ): Promise<unknown> {
+    await this.#durable;
     const { run } = this;
     const { principal, signal } = run;
     const call = inboxCall(this.#inboxCall.identity, key);
@@ -484,9 +505,18 @@ class TaskEngine extends ReplayEngine {
     return receiver.received(responseOf(got));
   }
 
+  /** A connect link's record is made outside the task's: once the answer is durable too. */
+  override async urlStep(...args: Parameters<ReplayEngine['urlStep']>): Promise<UrlStepResult> {
+    await this.#durable;
+    return super.urlStep(...args);
+  }
+
   override async step(key: string, fn: () => Promise<unknown>, once: boolean): Promise<unknown> {
     const { journal } = this.run;
     const known = Object.hasOwn(journal.s, key);
+    // A step that runs is an effect outside the record: only once the answer that led here
+    // is durable, so a write lost to a power cut never leaves a step that ran unrecorded.
+    if (!known) await this.#durable;
     const value = await super.step(key, fn, once);
     if (!known) {
       const s = structuredClone(journal.s) as Json;

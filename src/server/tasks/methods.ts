@@ -13,7 +13,7 @@ import {
   type ServerContext,
   type StandardSchemaV1,
 } from '@modelcontextprotocol/server';
-import type { Json } from '../../kernel/store.ts';
+import type { Json, Stored } from '../../kernel/store.ts';
 import { declaresTasks, requestCaps, TASKS_EXTENSION, tasksRequired } from '../capabilities.ts';
 import type { TaskStart } from '../engines/contract.ts';
 import { drive, leaseFor, recover, type TaskHost, unknownTask } from '../engines/task.ts';
@@ -167,8 +167,21 @@ export function installTaskMethods(mcp: McpServer, server: TaskMethodsServer): v
       const keys = Object.keys(responses);
       // Answers for keys the task is not waiting on (or already has) are ignored; the first
       // answer for a key is the one kept. The last missing answer moves the task to `working`
-      // and this process runs it.
-      const updated = await updateTask(
+      // and this process runs it, from the record just written (two store round trips in all:
+      // the read above and the compare-and-set). The run starts as soon as the store has
+      // committed that write (on SQLite before its flush, so the run's writes of this turn share
+      // it); whatever it would do outside the store waits until the answer is durable, and the
+      // ack below is sent only then.
+      let written: (error?: unknown) => void = () => {};
+      const durable = new Promise<void>((resolve, reject) => {
+        written = (error) => (error === undefined ? resolve() : reject(error));
+      });
+      const start = (now: Stored<TaskRecord & Json>) => {
+        if (now.value.status !== 'working') return;
+        heldByBackground(mcp);
+        void drive(host, record.id, principal, ctx, now, durable);
+      };
+      const updated = updateTask(
         host.store,
         record.id,
         principal,
@@ -190,13 +203,10 @@ export function installTaskMethods(mcp: McpServer, server: TaskMethodsServer): v
         host.limits,
         Date.now,
         stored,
+        start,
       );
-      // Two store round trips in all: the read above and the compare-and-set; the handler
-      // starts from the record just written, and its first write needs no read either.
-      if (updated?.written !== undefined && updated.record.status === 'working') {
-        heldByBackground(mcp);
-        void drive(host, record.id, principal, ctx, updated.written);
-      }
+      updated.then(() => written(), written);
+      await updated;
       return { resultType: 'complete' } as never;
     }),
   );

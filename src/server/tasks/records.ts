@@ -275,6 +275,8 @@ export interface Updated {
  * status move the table does not allow leaves the record as it is (a terminal task stays
  * terminal). `updatedAt` is set on every write; the expiry set at creation is kept. `first`,
  * the record as the caller just read it, saves the first read (a stale one only costs a retry).
+ * `committed` gets the written record as soon as the store has committed it, which on a store
+ * that flushes after committing (SQLite) comes before this resolves; else as it resolves.
  */
 export async function updateTask(
   store: Store,
@@ -284,6 +286,7 @@ export async function updateTask(
   limits: TaskLimits,
   now: () => number = Date.now,
   first?: Stored<TaskRecord & Json>,
+  committed?: (written: Stored<TaskRecord & Json>) => void,
 ): Promise<Updated | undefined> {
   for (let attempt = 0; attempt < limits.maxUpdateAttempts; attempt++) {
     const stored =
@@ -295,9 +298,18 @@ export async function updateTask(
       return { record: current, changed: false };
     const next: TaskRecord = { ...proposed, updatedAt: Math.max(now(), current.updatedAt) };
     checkSize(next, limits);
-    if (await store.update(taskKey(id), stored.version, next as unknown as Json)) {
+    const written = { ...stored, value: next as TaskRecord & Json, version: stored.version + 1 };
+    // Told once: by the driver at its commit, or here when it resolves.
+    let told = false;
+    const tell = () => {
+      if (told || committed === undefined) return;
+      told = true;
+      committed(written);
+    };
+    const options = committed === undefined ? undefined : { committed: tell };
+    if (await store.update(taskKey(id), stored.version, next as unknown as Json, options)) {
       taskChanged(id);
-      const written = { ...stored, value: next as TaskRecord & Json, version: stored.version + 1 };
+      tell();
       return { record: next, changed: true, written };
     }
   }
