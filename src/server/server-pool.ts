@@ -8,8 +8,10 @@
  * - no call handler that ran on it is still running (a handler whose client hung up keeps
  *   running until it sees its signal; what it would still send must not reach the next
  *   request, which may reuse the same JSON-RPC id);
- * - no background work holds it: a call that became a task, or a task driven from `tasks/get`
- *   or `tasks/update`, runs on with that request's context, so its server is never reused;
+ * - no background work holds it: a call that became a task, or a task taken over by `tasks/get`,
+ *   runs on with that request's context, so its server is never reused (a task resumed by
+ *   `tasks/update` counts as a call handler running on it instead, its context's ways out
+ *   closing with the exchange: most such runs end before their ack);
  * and what the SDK seeded from the last request's envelope (client capabilities and info) is
  * forgotten before it goes back. A call's handler gets a context whose ways out through the
  * server (notify, log, send, elicitInput, requestSampling) work only while its own exchange is

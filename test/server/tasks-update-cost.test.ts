@@ -4,7 +4,8 @@
  *   result joins the answer's flush, and the answer is acked once that one flush has ended:
  *   one flush per answer, none left under way when the ack goes out (so the next answer never
  *   waits for the previous result's flush), and a step waits until the answer is on disk. The
- *   real `fsync` runs; it is only counted.
+ *   real `fsync` runs; it is only counted. The server that took an answer goes back to the
+ *   pool once the run it resumed has ended, so answers in a row build no server each.
  * - Redis, round trips (MONITOR on a redis-server of the test's own): update→resumed is two
  *   (the read and the compare-and-set script), and the resumed handler's result one more (it
  *   starts from the record just written, so it reads nothing).
@@ -105,6 +106,30 @@ describe('tasks/update on SQLite: flushes of the log', () => {
     }
     await until(entry, (parked.at(-1) as { id: string }).id, 'completed');
     expect(flushes.started - before).toBe(parked.length);
+    await entry.close();
+  });
+
+  it('answers one after another: the server that took each one is reused', async () => {
+    const app = job(store, () => {});
+    const build = app.build.bind(app);
+    let built = 0;
+    app.build = (era) => {
+      if (era === 'modern') built++;
+      return build(era);
+    };
+    const entry = httpEntry(app);
+    const parked = [];
+    for (let i = 0; i < 8; i++) parked.push(await park(entry));
+    await settle();
+    const before = built;
+    for (const { id, key } of parked)
+      await rpc(entry, 'tasks/update', {
+        taskId: id,
+        inputResponses: { [key]: accept({ go: true }) },
+      });
+    await until(entry, (parked.at(-1) as { id: string }).id, 'completed');
+    // A resumed run no longer costs the pool its server (one built per answer before).
+    expect(built - before).toBeLessThanOrEqual(1);
     await entry.close();
   });
 

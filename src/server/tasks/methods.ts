@@ -18,7 +18,7 @@ import { declaresTasks, requestCaps, TASKS_EXTENSION, tasksRequired } from '../c
 import type { TaskStart } from '../engines/contract.ts';
 import { drive, leaseFor, recover, type TaskHost, unknownTask } from '../engines/task.ts';
 import { boundInputResponses } from '../gate.ts';
-import { callStarted, heldByBackground } from '../server-pool.ts';
+import { callContext, callStarted, heldByBackground } from '../server-pool.ts';
 import { storeFailureOnWire } from '../wire.ts';
 import { isLegacyTask } from './legacy-tasks.ts';
 import {
@@ -178,8 +178,11 @@ export function installTaskMethods(mcp: McpServer, server: TaskMethodsServer): v
       });
       const start = (now: Stored<TaskRecord & Json>) => {
         if (now.value.status !== 'working') return;
-        heldByBackground(mcp);
-        void drive(host, record.id, principal, ctx, now, durable);
+        // The run counts as a call running on this server, as a handler whose client hung up
+        // does: the server goes back to the pool once the run has ended (most end before the
+        // ack), and the run's ways out through it stop working when this exchange closes.
+        const ended = callStarted(mcp);
+        void drive(host, record.id, principal, callContext(mcp, ctx), now, durable).finally(ended);
       };
       const updated = updateTask(
         host.store,
