@@ -7,17 +7,31 @@
  */
 import { readFileSync } from 'node:fs';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
-import { createMcpHandler, McpServer, Server } from '@modelcontextprotocol/server';
+import * as serverSdk from '@modelcontextprotocol/server';
+import {
+  type AuthInfo,
+  createMcpHandler,
+  fromJsonSchema,
+  isLegacyRequest,
+  McpServer,
+  PerRequestHTTPServerTransport,
+  requireScopes,
+  Server,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import {
   beforeMessages,
+  dispatchInternals,
   forgetClientIdentity,
   interceptRegistrations,
   SDK_SEAMS,
   SDK_SEAMS_VERSION,
+  seedClientIdentity,
   wrapStoredHandlers,
 } from '../src/kernel/sdk-seams.ts';
 import { Withdrawal } from '../src/server/engines/withdrawal.ts';
+import { classify, plainToolCall } from '../src/server/lean-call.ts';
 
 const installed = (pkg: string): string =>
   (
@@ -196,5 +210,218 @@ describe('SDK seams', () => {
     ).toBe(true);
     expect(read).toContain('addEventListener');
     await mcp.close();
+  });
+});
+
+// A JSON Schema extension keyword (SEP-2243) that the schema types do not list.
+const HEADER_REGION = { 'x-mcp-header': 'Region' } as unknown as Record<string, never>;
+
+const MODERN = '2026-07-28';
+const META = {
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+const HEADERS: Record<string, string> = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': MODERN,
+  'mcp-method': 'tools/call',
+  'mcp-name': 't',
+};
+
+/** A 2026-07-28 tools/call of `name`, headers changed by `change` (null drops one). */
+function toolCall(
+  name: string,
+  change: Record<string, string | null> = {},
+  params: Record<string, unknown> = {},
+): { request: Request; body: unknown } {
+  const headers = new Headers();
+  for (const [k, v] of Object.entries({ ...HEADERS, 'mcp-name': name, ...change }))
+    if (v !== null) headers.set(k, v);
+  const body = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name, _meta: META, ...params },
+  };
+  return {
+    request: new Request('http://127.0.0.1/mcp', {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+    }),
+    body,
+  };
+}
+
+/** A server whose supported versions list 2026-07-28, as elicit builds its modern ones. */
+function modernServer(): McpServer {
+  const mcp = new McpServer(
+    { name: 's', version: '1' },
+    { supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS, MODERN] },
+  );
+  mcp.registerTool('t', {}, async () => ({ content: [{ type: 'text', text: 'ok' }] }));
+  mcp.registerTool(
+    'headered',
+    {
+      inputSchema: fromJsonSchema({
+        type: 'object',
+        properties: { region: { type: 'string', ...HEADER_REGION } },
+      }),
+    },
+    async () => ({ content: [] }),
+  );
+  mcp.registerTool('scoped', { scopeChallenge: requireScopes('admin') }, async () => ({
+    content: [],
+  }));
+  return mcp;
+}
+
+async function answer(res: Response): Promise<{ status: number; code?: number }> {
+  const text = await res.text();
+  const line = text.startsWith('{')
+    ? text
+    : (text
+        .split('\n')
+        .find((l) => l.startsWith('data: '))
+        ?.slice(6) ?? '{}');
+  const msg = JSON.parse(line) as { error?: { code: number } };
+  return { status: res.status, ...(msg.error === undefined ? {} : { code: msg.error.code }) };
+}
+
+describe('SDK seam modernDispatch: what the lean tools/call path stands in for', () => {
+  it('the SDK still exports no per-request dispatch of its handler (the limitation)', () => {
+    const exported = Object.keys(serverSdk);
+    for (const name of [
+      'invoke',
+      'validateStandardRequestHeaders',
+      'requiredClientCapabilitiesForRequest',
+      'validateMcpParamHeaders',
+      'setNegotiatedProtocolVersion',
+    ])
+      expect(exported, name).not.toContain(name);
+    for (const name of [
+      'classifyInboundRequest',
+      'PerRequestHTTPServerTransport',
+      'isJsonContentType',
+    ])
+      expect(exported, name).toContain(name);
+  });
+
+  it('classifying once routes the eras as isLegacyRequest does', async () => {
+    const bodies: unknown[] = [
+      toolCall('t').body,
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25' } },
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 't' } },
+      [toolCall('t').body],
+      [{ jsonrpc: '2.0', id: 1, method: 'ping' }],
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 1, result: {} },
+      { nonsense: true },
+    ];
+    const headerSets = [HEADERS, {}, { 'mcp-protocol-version': '2025-11-25' }];
+    for (const body of bodies)
+      for (const h of headerSets) {
+        const req = () =>
+          new Request('http://127.0.0.1/mcp', {
+            method: 'POST',
+            headers: h,
+            body: JSON.stringify(body),
+          });
+        expect(classify(req(), body).kind === 'legacy', JSON.stringify([body, h])).toBe(
+          await isLegacyRequest(req(), body),
+        );
+      }
+  });
+
+  it('the handler serves what the predicate takes, and refuses each header it requires when it is missing or differs', async () => {
+    const handler = createMcpHandler(modernServer, { legacy: 'reject' });
+    const served = toolCall('t');
+    expect(
+      plainToolCall(served.request.clone(), classify(served.request, served.body)),
+    ).toBeDefined();
+    expect(await answer(await handler.fetch(served.request))).toEqual({ status: 200 });
+    const changes: Record<string, string | null>[] = [
+      { 'mcp-protocol-version': null },
+      { 'mcp-method': null },
+      { 'mcp-name': null },
+      { 'mcp-name': 'u' },
+      { 'mcp-method': 'tools/list' },
+      { 'mcp-protocol-version': '2025-11-25' },
+    ];
+    for (const change of changes) {
+      const { request, body } = toolCall('t', change);
+      expect(
+        plainToolCall(request, classify(request, body)),
+        JSON.stringify(change),
+      ).toBeUndefined();
+      expect(await answer(await handler.fetch(request)), JSON.stringify(change)).toEqual({
+        status: 400,
+        code: -32020,
+      });
+    }
+    // A body that is not JSON by its Content-Type is refused before anything else.
+    const text = toolCall('t', { 'content-type': 'text/plain' });
+    expect(plainToolCall(text.request, classify(text.request, text.body))).toBeUndefined();
+    expect((await handler.fetch(text.request)).status).toBe(415);
+    await handler.close();
+  });
+
+  it('tools/call requires no client capability: a client declaring none is served', async () => {
+    const handler = createMcpHandler(modernServer, { legacy: 'reject' });
+    const { request } = toolCall('t');
+    expect(await answer(await handler.fetch(request))).toEqual({ status: 200 });
+    await handler.close();
+  });
+
+  it('Mcp-Param headers and scope challenges are checked by the handler, read through toolInputSchemaJson and resolveScopeChallenge', async () => {
+    const mcp = modernServer();
+    const open = dispatchInternals(mcp);
+    expect(JSON.stringify(open.toolInputSchemaJson('headered'))).toContain('x-mcp-header');
+    expect(JSON.stringify(open.toolInputSchemaJson('t'))).not.toContain('x-mcp-header');
+    expect(open.toolInputSchemaJson('nope')).toBeUndefined();
+    const request = (name: string) => toolCall(name).body as never;
+    expect(open.resolveScopeChallenge({ request: request('t') })).toBeUndefined();
+    const auth: AuthInfo = { token: 'x', clientId: 'c', scopes: [] };
+    expect(
+      open.resolveScopeChallenge({ request: request('scoped'), authInfo: auth as never }),
+    ).toBeDefined();
+    const handler = createMcpHandler(modernServer, { legacy: 'reject' });
+    const headered = toolCall('headered', {}, { arguments: { region: 'eu' } });
+    expect(await answer(await handler.fetch(headered.request))).toEqual({
+      status: 400,
+      code: -32020,
+    });
+    const scoped = toolCall('scoped');
+    expect((await handler.fetch(scoped.request, { authInfo: auth })).status).toBe(403);
+    await handler.close();
+  });
+
+  it('connecting a server that lists 2026-07-28 to a classified transport binds it, and it serves the call', async () => {
+    const mcp = modernServer();
+    const { request, body } = toolCall('t');
+    const route = classify(request, body);
+    if (route.kind !== 'modern') throw new Error('not modern');
+    const transport = new PerRequestHTTPServerTransport({ classification: route.classification });
+    await mcp.connect(transport);
+    expect(mcp.server.getNegotiatedProtocolVersion()).toBe(MODERN);
+    expect(await answer(await transport.handleMessage(route.message, { request }))).toEqual({
+      status: 200,
+    });
+  });
+
+  it('clientIdentity: seeding writes what the handler seeds, only the fields given', async () => {
+    const viaSdk = modernServer();
+    const handler = createMcpHandler(() => viaSdk, { legacy: 'reject' });
+    await (await handler.fetch(toolCall('t').request)).text();
+    await new Promise((r) => setTimeout(r, 0));
+    const seeded = modernServer();
+    seedClientIdentity(seeded.server, META['io.modelcontextprotocol/clientInfo'], {});
+    expect(seeded.server.getClientVersion()).toEqual(viaSdk.server.getClientVersion());
+    expect(seeded.server.getClientCapabilities()).toEqual(viaSdk.server.getClientCapabilities());
+    seedClientIdentity(seeded.server, undefined, undefined);
+    expect(seeded.server.getClientVersion()).toEqual({ name: 'c', version: '1' });
+    await handler.close();
   });
 });

@@ -23,7 +23,9 @@ export const SDK_SEAMS = {
   createToolError:
     "McpServer.createToolError (private), replaced on a subclass's prototype: McpServer turns every throw of a tool but -32042 into an isError result, so a tool's JSON-RPC error (-32021, -32000, -32603) could not leave otherwise; the error reaches the replacement by its message (server/wire.ts `escapeToWire`, a bounded map).",
   clientIdentity:
-    "Server._clientCapabilities and _clientVersion (private): createMcpHandler seeds them on each 2026-07-28 request's server from the request's envelope, writing only the fields present, so a server reused across requests would keep the last client's clientInfo when the next request omits it; they are forgotten before a pooled server is reused (server/server-pool.ts).",
+    "Server._clientCapabilities and _clientVersion (private): createMcpHandler seeds them on each 2026-07-28 request's server from the request's envelope, writing only the fields present, so a server reused across requests would keep the last client's clientInfo when the next request omits it; they are forgotten before a pooled server is reused (server/server-pool.ts), and seeded the same way on the lean tools/call path (server/lean-call.ts).",
+  modernDispatch:
+    "createMcpHandler's per-request dispatch (serveModern: the standard-header checks, the required client capabilities, the Mcp-Param checks, the scope challenge, the negotiated revision, server/discover, the client identity) has no public seam: server/lean-call.ts serves the plain well-formed 2026-07-28 tools/call through the public classifyInboundRequest and PerRequestHTTPServerTransport instead, reading a tool's input schema and scope challenge through McpServer's @internal toolInputSchemaJson and resolveScopeChallenge, and seeding the client identity as the handler does (clientIdentity); the test pins each of those checks to what the lean path's predicate assumes.",
   requestSignal:
     "A request's `signal` option, read by Protocol's request only through `aborted`, `reason` and one `abort` listener (added as the request goes out, removed when it settles): a 2025 call's pushed requests go out with a Withdrawal (server/engines/withdrawal.ts) in place of an AbortController linked to the call's signal, so a waiting call holds no controller nor forwarding listener; the SDK has no other way to cancel a request sent with no signal.",
 } as const;
@@ -129,4 +131,31 @@ export function forgetClientIdentity(server: object): void {
   const open = server as { _clientCapabilities?: unknown; _clientVersion?: unknown };
   open._clientCapabilities = undefined;
   open._clientVersion = undefined;
+}
+
+/**
+ * Seam `clientIdentity`: what createMcpHandler seeds on a 2026-07-28 request's server from the
+ * request's envelope, written as it writes them: only the fields the envelope carries.
+ */
+export function seedClientIdentity(
+  server: object,
+  clientInfo: unknown,
+  clientCapabilities: unknown,
+): void {
+  const open = server as { _clientCapabilities?: unknown; _clientVersion?: unknown };
+  if (clientCapabilities !== undefined) open._clientCapabilities = clientCapabilities;
+  if (clientInfo !== undefined) open._clientVersion = clientInfo;
+}
+
+/** The parts of McpServer the lean tools/call path reads (seam `modernDispatch`). */
+export interface DispatchInternals {
+  /** The JSON Schema of a registered, enabled tool's input; undefined otherwise. */
+  toolInputSchemaJson(name: string): Record<string, unknown> | undefined;
+  /** The scope challenge a request would meet, if any (a tool's `scopeChallenge`). */
+  readonly resolveScopeChallenge: (context: { request: never; authInfo?: never }) => unknown;
+}
+
+/** Seam `modernDispatch`: McpServer's @internal members the lean tools/call path reads. */
+export function dispatchInternals(mcp: object): DispatchInternals {
+  return mcp as DispatchInternals;
 }

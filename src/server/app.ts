@@ -14,11 +14,13 @@ import {
   type ReadResourceResult,
   type ServerContext,
   type StandardSchemaWithJSON,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import {
   ELICIT_ONCE_PROCESS_LOCAL,
   ELICIT_TASK_STORE_PROCESS_LOCAL,
 } from '../kernel/error-codes.ts';
+import { MODERN_REVISION } from '../kernel/revision.ts';
 import type { Store } from '../kernel/store.ts';
 import { memoryStore, onceStoreFrom } from '../store/internal.ts';
 import { type Ask, type AskLimits, DEFAULT_ASK_LIMITS } from './ask.ts';
@@ -198,6 +200,12 @@ interface Registered {
   /** Whether the registration takes arguments (without, the SDK passes ctx alone). */
   readonly hasArgs: boolean;
 }
+
+/** What a 2026-07-28 server supports: the SDK's revisions, then the modern one it serves. */
+const MODERN_VERSIONS = [
+  ...SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v !== MODERN_REVISION),
+  MODERN_REVISION,
+];
 
 // The SDK's elicitInput validates answers with Ajv, compiling per schema object and keeping
 // each for the life of the server; elicit validates itself, so the SDK's check is a pass.
@@ -401,17 +409,31 @@ export class ElicitServer {
    * calls outlive their request) gets a server of its own per request.
    */
   modernServers(): () => McpServer {
+    const pool = this.modernPool();
+    return pool === undefined ? () => this.build('modern') : pool.take;
+  }
+
+  /**
+   * @internal The pool behind `modernServers` (and httpEntry's lean tools/call path,
+   * server/lean-call.ts), or undefined when a subclass builds its own servers.
+   */
+  modernPool(): ServerPool | undefined {
     const own =
       (Object.getPrototypeOf(this) as ElicitServer).build === ElicitServer.prototype.build;
-    if (!own) return () => this.build('modern');
-    return new ServerPool(() => this.build('modern')).take;
+    return own ? new ServerPool(() => this.build('modern')) : undefined;
   }
 
   /** A fresh SDK McpServer for one era, with every registration installed. */
   build(era: Era): McpServer {
     const mcp = new WireMcpServer(
       { name: this.options.name, version: this.options.version },
-      { instructions: this.options.instructions, jsonSchemaValidator: PASS_VALIDATOR as never },
+      {
+        instructions: this.options.instructions,
+        jsonSchemaValidator: PASS_VALIDATOR as never,
+        // A 2026-07-28 server lists the revision as createMcpHandler would add it per request,
+        // so connecting it to a classified transport binds it (server/lean-call.ts).
+        ...(era === 'modern' ? { supportedProtocolVersions: [...MODERN_VERSIONS] } : {}),
+      },
     );
     // Only 2026-07-28 calls carry state to open; a 2025 call resolves its principal in the
     // runner, and a 2025 session's server (one per session) keeps no gates.

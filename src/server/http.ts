@@ -12,7 +12,6 @@ import {
   createMcpHandler,
   hostHeaderValidationResponse,
   isInitializeRequest,
-  isLegacyRequest,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   type McpServer,
@@ -25,6 +24,7 @@ import { DEFAULT_MAX_BODY_BYTES, readBodyOnce, rpcErrorResponse } from './body.t
 import { cancelOnHangUp, type HangUps } from './disconnect.ts';
 import { LimitOptionError, ListenError } from './errors.ts';
 import { BoundedEventStore, type EventStoreLimits } from './event-store.ts';
+import { classify, plainToolCall, serveToolCall } from './lean-call.ts';
 import { isLoopbackHost } from './principal.ts';
 import {
   DEFAULT_SESSION_LIMITS,
@@ -151,8 +151,10 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
   if (outside !== undefined) expose(`allowedHosts includes ${JSON.stringify(outside)}`);
   const origins = [...(options.allowedOrigins ?? localhostAllowedOrigins())];
   const limits = { ...DEFAULT_SESSION_LIMITS, ...options.sessions };
-  // 2026-07-28 requests are served by a few built servers, each reused once idle (server-pool.ts).
-  const modern = createMcpHandler(app.modernServers(), { legacy: 'reject' });
+  // 2026-07-28 requests are served by a few built servers, each reused once idle (server-pool.ts);
+  // a plain tools/call on them without createMcpHandler's per-request layers (lean-call.ts).
+  const pool = app.modernPool();
+  const modern = createMcpHandler(pool?.take ?? (() => app.build('modern')), { legacy: 'reject' });
   const table = new SessionTable<Session>(limits);
   const retryMs = options.retryMs ?? 1000;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -251,11 +253,17 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
       const notObject = paramsNotObject(parsed);
       if (notObject !== undefined) return Response.json(notObject);
       // A request that names a session is that session's (as the SDK's own session wiring
-      // routes it); the rest are told apart by the SDK's classifier.
-      if (request.headers.has('mcp-session-id') || (await isLegacyRequest(request, parsed)))
+      // routes it); the rest are told apart by the SDK's classifier, run once here (without a
+      // JSON body a request is legacy, as isLegacyRequest says).
+      if (request.headers.has('mcp-session-id') || parsed === undefined)
         return legacy(request, authInfo, parsed);
+      const route = classify(request, parsed);
+      if (route.kind === 'legacy') return legacy(request, authInfo, parsed);
       const serve = (r: Request, p: unknown) =>
         modern.fetch(r, { authInfo, ...(p === undefined ? {} : { parsedBody: p }) });
+      const call = pool === undefined ? undefined : plainToolCall(request, route);
+      if (pool !== undefined && call !== undefined)
+        return serveToolCall(pool, request, call, authInfo, () => serve(request, parsed));
       // Only a listen stream that watches tasks goes through the tasks' listen wrapper.
       const listening = taskListen(parsed);
       if (listening === undefined) return serve(request, parsed);

@@ -9,10 +9,9 @@ import {
   InMemoryTransport,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import { createMcpHandler } from '@modelcontextprotocol/server';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { choice, form, integer, text } from '../../src/schema/index.ts';
-import { AskUsageError, createServer } from '../../src/server/index.ts';
+import { AskUsageError, createServer, httpEntry } from '../../src/server/index.ts';
 
 const REVISIONS = ['2025-06-18', '2025-11-25', '2026-07-28'] as const;
 type Revision = (typeof REVISIONS)[number];
@@ -157,11 +156,13 @@ async function connect(revision: Revision, caps: Record<string, unknown>, stubbo
     }));
   }
   if (revision === '2026-07-28') {
-    const handler = createMcpHandler(() => app.build('modern'));
+    // Through the HTTP entry a deployment runs: pooled servers, the lean tools/call path.
+    const entry = httpEntry(app);
     client.setVersionNegotiation({ mode: { pin: '2026-07-28' } });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL('http://parity.test/mcp'), {
-        fetch: (u, i) => handler.fetch(new Request(u, i)),
+      new StreamableHTTPClientTransport(new URL('http://127.0.0.1/mcp'), {
+        requestInit: { headers: { host: '127.0.0.1' } },
+        fetch: (u, i) => entry.fetch(new Request(u, i)),
       }),
     );
   } else {
