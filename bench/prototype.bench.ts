@@ -6,10 +6,11 @@
  *
  * - **A leaner dispatch for tools/call**: the request classified once with the SDK's public
  *   `classifyInboundRequest` and served on a pooled server through the SDK's public
- *   `PerRequestHTTPServerTransport`, instead of through `createMcpHandler`. It leaves out what
- *   the handler does that has no public seam (the standard-header and `Mcp-Param` checks, the
- *   scope challenge, `server/discover`, the client identity), so it is the bound of what any
- *   leaner path through the SDK's seams can buy, not a path the wire could take as is.
+ *   `PerRequestHTTPServerTransport`, instead of through `createMcpHandler`, with nothing else
+ *   around it. httpEntry now does this in product code (src/server/lean-call.ts) for the plain
+ *   well-formed tools/call, after checking that the request passes the handler's checks by
+ *   construction; this prototype skips those checks and httpEntry's own work (the Host/Origin
+ *   guard, the body read within its bound), so it is the bound of what that path can buy.
  * - **The SDK handler on one reused server**: the bound of what reuse buys the SDK itself.
  * - **Sealing isolated**: sealing and opening a one-round `requestState` timed alone, in the same
  *   rotation as the whole call it is part of, from the sealer's memory (one process) and by
@@ -276,6 +277,13 @@ export default async function run(): Promise<Row[]> {
         2,
       ),
       pair(one, 'A/B, CPU: elicit pooled ÷ pooled with the lean dispatch (prototype)', out, 2, 4),
+      pair(
+        one,
+        'A/B, CPU: elicit pooled through createMcpHandler ÷ through httpEntry (its lean tools/call path)',
+        out,
+        2,
+        3,
+      ),
     );
     const call1 = out.slices[2] as Slice;
     for (const i of [6, 7, 8, 9]) {
@@ -318,6 +326,7 @@ export default async function run(): Promise<Row[]> {
       { name: 'SDK codec flow, one server reused (prototype)', run: call(sdkReused, 'three') },
       { name: 'four stateless SDK requests, built per request', run: four(sdk) },
       { name: 'four stateless SDK requests, one server reused', run: four(sdkReused) },
+      { name: 'elicit through httpEntry (product)', run: call(viaEntry, 'three') },
     ];
     const out = await rotate(sides);
     const base = 'SDK codec flow, built per request';
@@ -373,6 +382,16 @@ export default async function run(): Promise<Row[]> {
         2,
       ),
       pair(three, 'A/B, CPU: elicit pooled ÷ pooled with the lean dispatch (prototype)', out, 2, 3),
+      pair(
+        three,
+        'A/B, CPU: elicit pooled through createMcpHandler ÷ through httpEntry (its lean tools/call path)',
+        out,
+        2,
+        7,
+      ),
+    );
+    rows.push(
+      ...both(three, 'elicit through httpEntry (product) vs the codec flow', out, 7, base, 2.5),
     );
   }
   if (wanted(server, 'server only')) {
@@ -429,6 +448,13 @@ export default async function run(): Promise<Row[]> {
         out,
         0,
         5,
+      ),
+      pair(
+        server,
+        'A/B, CPU: elicit pooled through createMcpHandler ÷ through httpEntry (its lean tools/call path)',
+        out,
+        2,
+        3,
       ),
     );
     for (const i of [1, 2, 3, 4, 5])

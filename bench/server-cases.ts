@@ -25,7 +25,7 @@ import {
 import * as z from 'zod';
 import { choice, form, integer, text } from '../src/schema/index.ts';
 import { Withdrawal } from '../src/server/engines/withdrawal.ts';
-import { createServer } from '../src/server/index.ts';
+import { createServer, httpEntry } from '../src/server/index.ts';
 import { heapAfterGc } from './harness.ts';
 
 export const SCHEMA = {
@@ -256,8 +256,10 @@ export async function serverCases(): Promise<{ cases: PairedCase[]; close(): Pro
   const ourL = await legacyClient(app.build('legacy'));
   const sdkM = await modernClient(() => sdkModern());
   const sdkBound = await modernClient(() => sdkModern(bound));
-  // elicit's servers as httpEntry hands them to the SDK: from a pool, each reused once idle.
-  const ourM = await modernClient(app.modernServers());
+  // elicit as it is served: through httpEntry (pooled servers, a plain tools/call on its lean
+  // path, server/lean-call.ts), against the SDK's stateless handler given the same Request.
+  const entry = httpEntry(app);
+  const ourM = await modernClientVia((req) => entry.fetch(req), 'http://127.0.0.1/mcp');
   const call = (c: Client, name: string) => () => c.callTool({ name, arguments: {} });
   // One stateless round is two requests (the call, then the call with the answer).
   const fourStateless = async () => {
@@ -347,6 +349,7 @@ export async function serverCases(): Promise<{ cases: PairedCase[]; close(): Pro
     cases,
     async close() {
       for (const c of [sdkL, ourL, sdkM, sdkBound, ourM]) await c.close();
+      await entry.close();
     },
   };
 }
