@@ -24,7 +24,10 @@ import {
   beforeMessages,
   dispatchInternals,
   forgetClientIdentity,
+  hearCallAborts,
   interceptRegistrations,
+  isRequestSignal,
+  resultValidator,
   SDK_SEAMS,
   SDK_SEAMS_VERSION,
   seedClientIdentity,
@@ -210,6 +213,108 @@ describe('SDK seams', () => {
     ).toBe(true);
     expect(read).toContain('addEventListener');
     await mcp.close();
+  });
+
+  it('callAborts: the SDK aborts a call’s signal in _oncancel and _onclose, its own per request', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' });
+    const signals: AbortSignal[] = [];
+    const mine: boolean[] = [];
+    let started: (() => void) | undefined;
+    mcp.registerTool('t', {}, (ctx) => {
+      signals.push(ctx.mcpReq.signal);
+      mine.push(isRequestSignal(mcp.server, ctx.mcpReq.id, ctx.mcpReq.signal));
+      started?.();
+      return new Promise(() => {});
+    });
+    const heard: AbortSignal[] = [];
+    hearCallAborts(mcp.server, (signal) => heard.push(signal));
+    const client = new Client({ name: 'c', version: '1' });
+    const [ct, st] = InMemoryTransport.createLinkedPair();
+    await mcp.connect(st);
+    await client.connect(ct);
+    const start = () =>
+      new Promise<void>((resolve) => {
+        started = resolve;
+      });
+    // Cancelled by the client (notifications/cancelled): heard once the SDK has aborted it.
+    const abort = new AbortController();
+    let running = start();
+    const cancelled = client
+      .callTool({ name: 't', arguments: {} }, { signal: abort.signal })
+      .catch(() => 'cancelled');
+    await running;
+    abort.abort('no');
+    expect(await cancelled).toBe('cancelled');
+    for (let i = 0; i < 50 && heard.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(heard).toEqual([signals[0]]);
+    expect(signals[0]?.aborted).toBe(true);
+    // The connection closed: every call still running is heard.
+    running = start();
+    void client.callTool({ name: 't', arguments: {} }).catch(() => {});
+    await running;
+    await client.close();
+    for (let i = 0; i < 50 && heard.length === 1; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(heard).toEqual([signals[0], signals[1]]);
+    expect(mine).toEqual([true, true]);
+    // The limitation: nothing else tells a handler of its call's abort but a listener on its signal.
+    expect(typeof (mcp.server as unknown as { _oncancel?: unknown })._oncancel).toBe('function');
+  });
+
+  it('resultValidator: send checks a result through the codec function the adapter calls', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' });
+    const outcomes: string[] = [];
+    mcp.registerTool('t', {}, async (ctx) => {
+      const check = resultValidator(mcp.server, 'elicitation/create');
+      const request = {
+        method: 'elicitation/create',
+        params: { mode: 'form', message: 'm', requestedSchema: { type: 'object', properties: {} } },
+      } as const;
+      for (const send of [
+        () => ctx.mcpReq.send(request as never),
+        () => ctx.mcpReq.send(request as never, check as never),
+      ])
+        outcomes.push(
+          await send().then(
+            (r) => `ok ${JSON.stringify(r)}`,
+            (e: unknown) => `${(e as { code?: unknown }).code} ${(e as Error).message}`,
+          ),
+        );
+      return { content: [] };
+    });
+    const client = new Client({ name: 'c', version: '1' }, { capabilities: { elicitation: {} } });
+    const answers = [
+      { action: 'accept', content: { a: 'x' } },
+      { action: 'maybe' },
+      { action: 'accept', content: { a: { nested: true } } },
+    ];
+    let n = 0;
+    client.setRequestHandler(
+      'elicitation/create',
+      async () => answers[Math.floor(n++ / 2)] as never,
+    );
+    const [ct, st] = InMemoryTransport.createLinkedPair();
+    await mcp.connect(st);
+    await client.connect(ct).catch(() => {});
+    // The client's own check refuses the bad answers before they leave; bypass it on the wire.
+    const inner = ct.send.bind(ct);
+    ct.send = (message, options) => {
+      const m = message as { id?: unknown; result?: unknown; error?: unknown };
+      if (m.error !== undefined && m.id !== undefined)
+        return inner(
+          { jsonrpc: '2.0', id: m.id as number, result: answers[Math.floor((n - 1) / 2)] as never },
+          options,
+        );
+      return inner(message, options);
+    };
+    for (let i = 0; i < answers.length; i++) await client.callTool({ name: 't', arguments: {} });
+    // The SDK's own validator and the adapter made once agree on every answer, errors included.
+    for (let i = 0; i < outcomes.length; i += 2) expect(outcomes[i + 1]).toBe(outcomes[i]);
+    expect(outcomes.some((o) => o.startsWith('ok'))).toBe(true);
+    expect(outcomes.some((o) => !o.startsWith('ok'))).toBe(true);
+    expect(resultValidator(mcp.server, 'elicitation/create')).toBe(
+      resultValidator(mcp.server, 'elicitation/create'),
+    );
+    await client.close();
   });
 });
 

@@ -66,6 +66,21 @@ const guarded = new WeakSet<object>();
 /** Requests whose handler has started, of every guarded protocol (a request is in one only). */
 const started = new WeakSet<object>();
 
+/**
+ * What a handler's failure leaves as: itself once the handler has started or when it carries a
+ * JSON-RPC code; otherwise it can only be the SDK's check of the params, answered -32602.
+ */
+function refusal(
+  error: unknown,
+  ctx: object,
+  method: string,
+  invalidParams: (message: string) => Error,
+): never {
+  if (started.has(requestOf(ctx)) || hasRpcCode(error)) throw error;
+  const said = error instanceof Error ? error.message : String(error);
+  throw invalidParams(`Invalid params for ${method}: ${summariseIssues(said)}`);
+}
+
 /** The guard's two hooks for one side's -32602 error: made once per side, shared by its protocols. */
 interface Hooks {
   readonly wrap: (method: string, sdkWrapped: StoredHandler) => StoredHandler;
@@ -81,14 +96,26 @@ function hooksFor(invalidParams: (message: string) => Error): Hooks {
     // Seam wrapHandler (kernel/sdk-seams.ts): around the SDK's check of the params.
     wrap: (method, sdkWrapped) => {
       const wrapped = sdkWrapped as Handler;
-      return (async (request: unknown, ctx: object) => {
+      // A promise chain, not an async function: a call waiting on a person keeps no frame here.
+      return ((request: unknown, ctx: object) => {
+        let out: unknown;
         try {
-          return await wrapped(request, ctx);
+          out = wrapped(request, ctx);
         } catch (error) {
-          if (started.has(requestOf(ctx)) || hasRpcCode(error)) throw error;
-          const said = error instanceof Error ? error.message : String(error);
-          throw invalidParams(`Invalid params for ${method}: ${summariseIssues(said)}`);
+          return Promise.reject(error).catch((e: unknown) =>
+            refusal(e, ctx, method, invalidParams),
+          );
         }
+        // The handler started on the way in (the SDK checked the params first and passed them):
+        // whatever it does from now on is its own, so no frame is kept around it while it runs.
+        const key = requestOf(ctx);
+        if (started.has(key)) {
+          started.delete(key);
+          return out;
+        }
+        return Promise.resolve(out).then(undefined, (error: unknown) =>
+          refusal(error, ctx, method, invalidParams),
+        );
       }) as StoredHandler;
     },
     // Seam setRequestHandler: each handler marks its request when it starts.

@@ -28,6 +28,10 @@ export const SDK_SEAMS = {
     "createMcpHandler's per-request dispatch (serveModern: the standard-header checks, the required client capabilities, the Mcp-Param checks, the scope challenge, the negotiated revision, server/discover, the client identity) has no public seam: server/lean-call.ts serves the plain well-formed 2026-07-28 tools/call through the public classifyInboundRequest and PerRequestHTTPServerTransport instead, reading a tool's input schema and scope challenge through McpServer's @internal toolInputSchemaJson and resolveScopeChallenge, and seeding the client identity as the handler does (clientIdentity); the test pins each of those checks to what the lean path's predicate assumes.",
   requestSignal:
     "A request's `signal` option, read by Protocol's request only through `aborted`, `reason` and one `abort` listener (added as the request goes out, removed when it settles): a 2025 call's pushed requests go out with a Withdrawal (server/engines/withdrawal.ts) in place of an AbortController linked to the call's signal, so a waiting call holds no controller nor forwarding listener; the SDK has no other way to cancel a request sent with no signal.",
+  callAborts:
+    "Protocol._oncancel and _onclose (private) and its _requestHandlerAbortControllers (private): the only places the SDK aborts a request handler's signal (the peer cancelled the request, or the connection closed), wrapped on one instance by a function shared by every instance: elicit hears there which calls were aborted, where a listener on each waiting call's signal would cost about half a KiB (Node's EventTarget makes a signal's listener table at its first listener), and the SDK tells a handler of its call's abort no other way.",
+  resultValidator:
+    "Protocol._wireCodec (protected) and its codec's validateResult: a request sent without a result schema (ctx.mcpReq.send, Protocol.request) gets a Standard Schema adapter over that function made for it alone, after probing the codec with undefined (a failing zod parse whose message is formatted, about 9 µs), and a waiting request holds the adapter; elicit makes the same adapter once per codec and method and hands it to send as the result schema, so the result is checked by the same codec function.",
 } as const;
 
 export type SdkSeam = keyof typeof SDK_SEAMS;
@@ -158,4 +162,134 @@ export interface DispatchInternals {
 /** Seam `modernDispatch`: McpServer's @internal members the lean tools/call path reads. */
 export function dispatchInternals(mcp: object): DispatchInternals {
   return mcp as DispatchInternals;
+}
+
+/** The part of the SDK's `Protocol` the `callAborts` seam touches. */
+interface AbortingProtocol {
+  _oncancel(notification: { params: { requestId?: unknown } }): unknown;
+  _onclose(): void;
+  _requestHandlerAbortControllers: Map<unknown, AbortController>;
+}
+
+/** The hooks of `hearCallAborts`, one per listener: shared by every protocol it is installed on. */
+const abortHooks = new WeakMap<
+  (signal: AbortSignal) => void,
+  Pick<AbortingProtocol, '_oncancel' | '_onclose'>
+>();
+
+/**
+ * Seam `callAborts`: after the SDK has aborted a request handler's signal on `protocol` (an SDK
+ * Server), `heard` gets that signal; once per protocol (a second call does nothing). Pass the
+ * same `heard` every time: its hooks are made once, so a protocol carries no closure of its own.
+ */
+export function hearCallAborts(protocol: object, heard: (signal: AbortSignal) => void): void {
+  let hooks = abortHooks.get(heard);
+  if (hooks === undefined) {
+    const sdk = (self: AbortingProtocol) =>
+      Object.getPrototypeOf(self) as Pick<AbortingProtocol, '_oncancel' | '_onclose'>;
+    hooks = {
+      _oncancel(this: AbortingProtocol, notification) {
+        const aborting = this._requestHandlerAbortControllers.get(notification.params.requestId);
+        const done = sdk(this)._oncancel.call(this, notification);
+        if (aborting?.signal.aborted === true) heard(aborting.signal);
+        return done;
+      },
+      _onclose(this: AbortingProtocol) {
+        const running = [...this._requestHandlerAbortControllers.values()].filter(
+          (c) => !c.signal.aborted,
+        );
+        try {
+          sdk(this)._onclose.call(this);
+        } finally {
+          for (const controller of running) if (controller.signal.aborted) heard(controller.signal);
+        }
+      },
+    };
+    abortHooks.set(heard, hooks);
+  }
+  const open = protocol as AbortingProtocol;
+  if (open._oncancel === hooks._oncancel) return;
+  open._oncancel = hooks._oncancel;
+  open._onclose = hooks._onclose;
+}
+
+/**
+ * Seam `callAborts`: whether `signal` is the one the SDK made for request `requestId` on
+ * `protocol`, so that `hearCallAborts` hears its abort.
+ */
+export function isRequestSignal(
+  protocol: object,
+  requestId: unknown,
+  signal: AbortSignal,
+): boolean {
+  return (
+    (protocol as AbortingProtocol)._requestHandlerAbortControllers?.get(requestId)?.signal ===
+    signal
+  );
+}
+
+/** What an SDK wire codec's `validateResult` answers. */
+type Outcome =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly reason: string; readonly message?: string };
+
+/** The part of the SDK's `Protocol` and its wire codec the `resultValidator` seam touches. */
+interface CodecProtocol {
+  _wireCodec(): { validateResult(method: string, value: unknown): Outcome };
+}
+
+/** A Standard Schema (v1) validator, as the SDK's `send` takes one for a result. */
+export interface ResultValidator {
+  readonly '~standard': {
+    readonly version: 1;
+    readonly vendor: string;
+    validate(value: unknown): { value: unknown } | { issues: { message: string }[] };
+  };
+}
+
+/** Adapters made, by codec (the SDK's codecs are one object per era) and method. */
+const resultValidators = new WeakMap<object, Map<string, ResultValidator | null>>();
+
+/**
+ * Seam `resultValidator`: the result check `protocol` (an SDK Server with a negotiated version)
+ * applies to a `method` request sent without a schema, made once per codec and method: the
+ * adapter the SDK's `codecResultValidator` builds per request, over the same codec function.
+ * Undefined for a method the codec has no result schema for (send it without one).
+ */
+export function resultValidator(protocol: object, method: string): ResultValidator | undefined {
+  const codec = (protocol as CodecProtocol)._wireCodec();
+  let byMethod = resultValidators.get(codec);
+  if (byMethod === undefined) {
+    byMethod = new Map();
+    resultValidators.set(codec, byMethod);
+  }
+  let made = byMethod.get(method);
+  if (made === undefined) {
+    const probe = codec.validateResult(method, undefined);
+    made =
+      !probe.ok && probe.reason === 'not-in-era'
+        ? null
+        : {
+            '~standard': {
+              version: 1,
+              vendor: 'mcp-wire-codec',
+              validate(value) {
+                const outcome = codec.validateResult(method, value);
+                if (outcome.ok) return { value: outcome.value };
+                return {
+                  issues: [
+                    {
+                      message:
+                        outcome.reason === 'invalid'
+                          ? (outcome.message ?? '')
+                          : `not-in-era: ${method}`,
+                    },
+                  ],
+                };
+              },
+            },
+          };
+    byMethod.set(method, made);
+  }
+  return made ?? undefined;
 }

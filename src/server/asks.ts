@@ -290,8 +290,6 @@ class EngineAsk implements Ask {
   readonly #principal: string;
   readonly #connect: ConnectSettings | undefined;
   readonly #ctx: ServerContext | undefined;
-  // `form`, bound on first read: the one method nearly every handler uses has its own slot.
-  #form: Ask['form'] | undefined;
 
   constructor(
     engine: Engine,
@@ -303,16 +301,16 @@ class EngineAsk implements Ask {
     this.#principal = principal;
     this.#connect = connect;
     this.#ctx = ctx;
-    this.#form = undefined;
   }
 
   get revision(): string {
     return this.#engine.revision;
   }
 
+  // `form`, bound at each read and not kept: the one method nearly every handler uses is read
+  // to be called, so a waiting call holds no bound copy of it (a destructured one still works).
   get form(): Ask['form'] {
-    this.#form ??= this.#askForm.bind(this) as Ask['form'];
-    return this.#form;
+    return this.#askForm.bind(this) as Ask['form'];
   }
 
   async progress(progress: number, options?: { total?: number; message?: string }): Promise<void> {

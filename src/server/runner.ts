@@ -10,7 +10,7 @@ import { ElicitError, InternalError } from '../errors.ts';
 import type { Json } from '../kernel/store.ts';
 import { declaresTasks, requestCaps, requestRevision, tasksRequired } from './capabilities.ts';
 import { ESCALATE, SUSPEND, type TaskStart } from './engines/contract.ts';
-import { type PushedCall, type PushServer, pushAsk } from './engines/push.ts';
+import { type PushedCall, type PushServer, pushCall } from './engines/push.ts';
 import {
   type InboxRun,
   type Journal,
@@ -67,12 +67,42 @@ export function invoke(
   return invokeReplay(server, entry, gate, args, callContext(mcp, ctx), mcp);
 }
 
-const asToolResult = (value: unknown) => toToolResult(value as ToolOutput);
-// Per kind, not per call: a call waiting on a person keeps no closure for its failure.
-const legacyFailure: Readonly<Record<Kind, (error: unknown) => unknown>> = {
-  tool: (error) => failed(error, 'tool', 'legacy'),
-  prompt: (error) => failed(error, 'prompt', 'legacy'),
-  resource: (error) => failed(error, 'resource', 'legacy'),
+/**
+ * How a 2025 call ends, per kind, not per call: bound to the call (`this`), two bound functions
+ * are all a call waiting on a person keeps here, no closures over a scope of their own.
+ */
+type Ending = (this: PushedCall, outcome: unknown) => unknown;
+const legacyEnd: Readonly<Record<Kind, { done: Ending; failed: Ending }>> = {
+  tool: {
+    done(value) {
+      this.end();
+      return toToolResult(value as ToolOutput);
+    },
+    failed(error) {
+      this.end();
+      return failed(error, 'tool', 'legacy');
+    },
+  },
+  prompt: {
+    done(value) {
+      this.end();
+      return value;
+    },
+    failed(error) {
+      this.end();
+      return failed(error, 'prompt', 'legacy');
+    },
+  },
+  resource: {
+    done(value) {
+      this.end();
+      return value;
+    },
+    failed(error) {
+      this.end();
+      return failed(error, 'resource', 'legacy');
+    },
+  },
 };
 
 /**
@@ -88,29 +118,24 @@ function invokePush(
   args: unknown,
   ctx: ServerContext,
 ): Promise<unknown> {
-  const { kind } = entry;
-  const onError = legacyFailure[kind];
+  const ending = legacyEnd[entry.kind];
   let out: unknown;
   let call: PushedCall | undefined;
   try {
-    call = pushAsk(ctx, mcp, server, server.principalOf(ctx), entry.name ?? '');
-    out = entry.handler(args, call.ask, ctx);
+    call = pushCall(ctx, mcp, server, server.principalOf(ctx), entry.name ?? '');
+    out = entry.handler(args, call.ask(), ctx);
   } catch (error) {
-    call?.end();
-    return new Promise((resolve) => resolve(onError(error)));
+    const ended = call;
+    return new Promise((resolve) =>
+      resolve(
+        ended === undefined
+          ? failed(error, entry.kind, 'legacy')
+          : ending.failed.call(ended, error),
+      ),
+    );
   }
   // However the handler ends, what it still has on the person's screen is withdrawn.
-  const ended = call;
-  return Promise.resolve(out).then(
-    (value) => {
-      ended.end();
-      return kind === 'tool' ? asToolResult(value) : value;
-    },
-    (error: unknown) => {
-      ended.end();
-      return onError(error);
-    },
-  );
+  return Promise.resolve(out).then(ending.done.bind(call), ending.failed.bind(call));
 }
 
 /** A call on 2026-07-28: the handler is replayed each round over the opened journal. */

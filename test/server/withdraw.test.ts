@@ -4,6 +4,7 @@
  * ends while a question is on the person's screen withdraws it (`notifications/cancelled` for
  * that request). A real SDK client records every message it receives.
  */
+import { getEventListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
@@ -156,6 +157,70 @@ describe('ask.all on a 2025-11-25 session', () => {
     await until(() => p.shown[0]?.withdrawn ?? false);
     expect(cancelledFor(p, p.shown[0]?.id)).toHaveLength(1);
     await p.client.close();
+  });
+
+  it('a waiting ask puts no listener on its call’s signal; the call’s cancel still withdraws it', async () => {
+    let signal: AbortSignal | undefined;
+    const p = await peer(
+      createServer({ name: 'cancel', version: '1', onWarning: () => {} }).tool(
+        'asks',
+        {},
+        async (_a, ask, ctx) => {
+          signal = ctx.mcpReq.signal;
+          return (await ask.form('who', nameForm)).action;
+        },
+      ),
+      { elicitation: { form: {} } },
+    );
+    const abort = new AbortController();
+    const call = p.client
+      .callTool({ name: 'asks', arguments: {} }, { signal: abort.signal })
+      .catch(() => 'cancelled');
+    await until(() => p.shown.length === 1);
+    // The call's abort is heard through the server (seam callAborts), not per waiting call.
+    expect(getEventListeners(signal as AbortSignal, 'abort')).toHaveLength(0);
+    abort.abort('changed my mind');
+    expect(await call).toBe('cancelled');
+    await until(() => p.shown[0]?.withdrawn ?? false);
+    expect(cancelledFor(p, p.shown[0]?.id)).toHaveLength(1);
+    await p.client.close();
+  });
+
+  it('after a failed round the call asks on, and its new question is not withdrawn', async () => {
+    const server = createServer({ name: 'again', version: '1', onWarning: () => {} }).tool(
+      'again',
+      {},
+      async (_a, ask) => {
+        await ask.all({ a: { form: nameForm }, b: { sample: SAMPLE } }).catch(() => undefined);
+        return (await ask.form('again', nameForm, { message: 'again' })).action;
+      },
+    );
+    const client = new Client(
+      { name: 'c', version: '1' },
+      { capabilities: { elicitation: { form: {} }, sampling: {} } },
+    );
+    const withdrawn: string[] = [];
+    client.setRequestHandler('elicitation/create', async (req, ctx) => {
+      if (req.params.message === 'again') return { action: 'accept', content: { name: 'Ada' } };
+      await new Promise<void>((resolve) =>
+        ctx.mcpReq.signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
+      withdrawn.push(String(req.params.message));
+      return { action: 'cancel' };
+    });
+    client.setRequestHandler('sampling/createMessage', async () => {
+      await sleep(30);
+      throw new Error('no model here');
+    });
+    const [ct, st] = InMemoryTransport.createLinkedPair();
+    await server.build('legacy').connect(st);
+    await client.connect(ct);
+    expect(await client.callTool({ name: 'again', arguments: {} })).toMatchObject({
+      content: [{ type: 'text', text: 'accept' }],
+    });
+    expect(withdrawn).toHaveLength(1);
+    expect(withdrawn[0]).not.toBe('again');
+    await client.close();
   });
 
   it('shows nothing for a call that has already ended', async () => {

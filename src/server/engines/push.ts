@@ -13,6 +13,7 @@ import {
   UrlElicitationRequiredError,
 } from '@modelcontextprotocol/server';
 import { LEGACY_REVISION } from '../../kernel/revision.ts';
+import { resultValidator } from '../../kernel/sdk-seams.ts';
 import type { Ask, AskLimits } from '../ask.ts';
 import { createAsk } from '../asks.ts';
 import { declares } from '../capabilities.ts';
@@ -53,14 +54,15 @@ export interface PushServer {
   readonly inbox?: ResolvedInbox | undefined;
 }
 
-/** The `ask` of one pushed call, and `end`, called once the call has ended (by any path). */
+/** One pushed call: its `ask`, and `end`, called once the call has ended (by any path). */
 export interface PushedCall {
-  readonly ask: Ask;
+  /** The `ask` handed to the call's handler (made once, held by the handler, not here). */
+  ask(): Ask;
   /** The call is over: whatever it still has on the person's screen is withdrawn. */
   end(): void;
 }
 
-export function pushAsk(
+export function pushCall(
   ctx: ServerContext,
   mcp: McpServer,
   server: PushServer,
@@ -73,10 +75,11 @@ export function pushAsk(
 
 /**
  * The push engine of one call. A class, so its methods are shared on the prototype: a waiting
- * call holds one object, not a closure per method (see asks.ts on why that counts).
+ * call holds one object, not a closure per method (see asks.ts on why that counts). It is also
+ * the call's Withdrawal (withdrawal.ts), the signal its requests go out with, rather than
+ * holding one beside it.
  */
-class PushEngine implements Engine, PushedCall {
-  readonly ask: Ask;
+class PushEngine extends Withdrawal implements Engine, PushedCall {
   readonly #ctx: ServerContext;
   readonly #mcp: McpServer;
   readonly #server: PushServer;
@@ -87,11 +90,6 @@ class PushEngine implements Engine, PushedCall {
   // What this call has settled (answers `a`, invalid counts `t`, step results `s`), made on first
   // use: most calls wait on one ask.
   #memo: Map<string, unknown> | undefined;
-  /**
-   * Withdraws what this call has sent and not had answered (withdrawal.ts). Made at the first
-   * request; withdrawn (and replaced) when a round fails, withdrawn for good when the call ends.
-   */
-  #withdraw: Withdrawal | undefined;
   #ended = false;
 
   constructor(
@@ -101,6 +99,7 @@ class PushEngine implements Engine, PushedCall {
     principal: string,
     name: string,
   ) {
+    super(ctx.mcpReq.signal);
     this.#ctx = ctx;
     this.#mcp = mcp;
     this.#server = server;
@@ -108,7 +107,10 @@ class PushEngine implements Engine, PushedCall {
     this.#name = name;
     // Made now, not at the first wait: it tracks the handler's own progress from the start.
     this.#keepAlive = progressKeepAlive(ctx, server.limits.progressEveryMs);
-    this.ask = createAsk(this, principal, server.options.connect, ctx);
+  }
+
+  ask(): Ask {
+    return createAsk(this, this.#principal, this.#server.options.connect, this.#ctx);
   }
 
   // Read from the session when asked, not kept: a waiting call holds as little as it can.
@@ -197,23 +199,19 @@ class PushEngine implements Engine, PushedCall {
     };
   }
 
-  /** The signal this call's requests go out with: aborted with the call, or by a withdrawal. */
+  /**
+   * The signal this call's requests go out with (this engine): aborted with the call, or by a
+   * withdrawal. Seams requestSignal and callAborts (kernel/sdk-seams.ts).
+   */
   #withdrawSignal(): AbortSignal {
-    // Seam requestSignal (kernel/sdk-seams.ts).
-    this.#withdraw ??= new Withdrawal(this.#ctx.mcpReq.signal);
-    return this.#withdraw.signal;
-  }
-
-  /** Takes everything this call has on screen back (notifications/cancelled for each). */
-  #withdrawAll(reason: string): void {
-    this.#withdraw?.withdraw(reason);
-    this.#withdraw = undefined;
+    this.hearFrom(this.#mcp.server, this.#ctx.mcpReq.id);
+    return this.signal;
   }
 
   /** The call has ended: withdraw what is still on screen and send nothing more. */
   end(): void {
     this.#ended = true;
-    this.#withdrawAll('the call has ended');
+    this.withdraw('the call has ended');
   }
 
   recall(key: string): unknown {
@@ -231,9 +229,7 @@ class PushEngine implements Engine, PushedCall {
     if (request.method === 'sampling/createMessage')
       return this.#waitFor(key, () => mcpReq.requestSampling(params as never, this.#options()));
     if (request.method === 'roots/list')
-      return this.#waitFor(key, () =>
-        mcpReq.send({ method: 'roots/list' } as never, this.#options() as never),
-      );
+      return this.#waitFor(key, () => this.#send({ method: 'roots/list' }));
     // A URL elicitation needs an id on 2025-11-25; ours are random.
     const withId =
       params.mode === 'url' && params.elicitationId === undefined
@@ -248,13 +244,23 @@ class PushEngine implements Engine, PushedCall {
    * elicit makes after (`judge`). Every waiting call would hold those frames.
    */
   #elicit(key: string, params: Record<string, unknown>, receiver?: Receiver): Promise<unknown> {
+    return this.#waitFor(key, () => this.#send({ method: 'elicitation/create', params }), receiver);
+  }
+
+  /**
+   * A request through the call's `send`, its result checked by the SDK's codec through an
+   * adapter made once (seam resultValidator), not one made (and probed) for each request.
+   */
+  #send(request: { method: string; params?: object }): Promise<unknown> {
     const { mcpReq } = this.#ctx;
-    return this.#waitFor(
-      key,
-      () =>
-        mcpReq.send({ method: 'elicitation/create', params } as never, this.#options() as never),
-      receiver,
-    );
+    const server = this.#mcp.server;
+    const check =
+      server.getNegotiatedProtocolVersion() === undefined
+        ? undefined
+        : resultValidator(server, request.method);
+    return check === undefined
+      ? mcpReq.send(request as never, this.#options() as never)
+      : mcpReq.send(request as never, check as never, this.#options() as never);
   }
 
   get inbox(): Engine['inbox'] {
@@ -329,7 +335,7 @@ class PushEngine implements Engine, PushedCall {
     // One member failing fails the round: the others' questions are withdrawn, not left open
     // on the screen with nowhere for their answers to go.
     return Promise.all(asks.map((a) => a())).catch((error: unknown) => {
-      this.#withdrawAll('another question of the same round failed');
+      this.withdrawOut('another question of the same round failed');
       throw error;
     });
   }

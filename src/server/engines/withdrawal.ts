@@ -1,30 +1,54 @@
 /**
  * The signal a 2025 call's pushed requests go out with: aborted when the call is (the client
- * cancelled it or hung up), or when elicit withdraws what the call still has on the person's
- * screen (the call ended, or another question of its round failed). Aborting a request the SDK
- * sent with a signal sends `notifications/cancelled` for it, so the client takes the question
- * away.
+ * cancelled it or hung up, or the session closed), or when elicit withdraws what the call still
+ * has on the person's screen (the call ended, or another question of its round failed). Aborting
+ * a request the SDK sent with a signal sends `notifications/cancelled` for it, so the client
+ * takes the question away.
  *
  * Not an AbortController linked to the call's signal: the SDK reads a request's signal through
  * `aborted`, `reason` and one `abort` listener, added when the request goes out and removed when
- * it settles (seam `requestSignal`, kernel/sdk-seams.ts). That listener goes on the call's own
- * signal, as it would for a request sent with it, and is kept here too, to be run on a
- * withdrawal. A waiting call holds no controller, no second signal and no listener passing the
- * call's abort on; a call that ends with nothing out has nothing to run.
+ * it settles (seam `requestSignal`, kernel/sdk-seams.ts). The listeners are kept here and run on
+ * a withdrawal, and on the call's abort: once `hearFrom` has found the call's signal to be the
+ * one the SDK made for the call, that abort is heard through the server (seam `callAborts`), so
+ * no listener goes on the call's signal (a signal's first listener costs about half a KiB);
+ * otherwise each listener also goes on the call's signal, as it would for a request sent with
+ * it. A waiting call holds no controller and no second signal; a call that ends with nothing
+ * out has nothing to run.
  */
+import { hearCallAborts, isRequestSignal } from '../../kernel/sdk-seams.ts';
 
 type Listener = EventListenerOrEventListenerObject;
 
+/** The withdrawal of each call whose abort is heard through its server, by the call's signal. */
+const bySignal = new WeakMap<AbortSignal, Withdrawal>();
+
+/** Told by the server (seam callAborts) that a call's signal was aborted. */
+function heard(signal: AbortSignal): void {
+  bySignal.get(signal)?.callAborted();
+}
+
 export class Withdrawal {
   readonly #call: AbortSignal;
-  /** The withdrawal's reason, once withdrawn (made when first read). */
-  #why: string | undefined;
-  #reason: Error | undefined;
+  /** The withdrawal's reason, while withdrawing or once withdrawn (an Error once read). */
+  #why: string | Error | undefined;
   /** The abort listeners of the requests out now: most calls have one. */
   #listeners: Listener | Listener[] | undefined;
+  /** The call's abort is heard through its server: no listener goes on the call's signal. */
+  #heard = false;
 
   constructor(call: AbortSignal) {
     this.#call = call;
+  }
+
+  /**
+   * Hears the call's abort through `server` (an SDK Server) when the call's signal is the one
+   * the SDK made for request `requestId` there; otherwise listeners keep going on the signal.
+   */
+  hearFrom(server: object, requestId: unknown): void {
+    if (this.#heard || !isRequestSignal(server, requestId, this.#call)) return;
+    hearCallAborts(server, heard);
+    bySignal.set(this.#call, this);
+    this.#heard = true;
   }
 
   get aborted(): boolean {
@@ -33,8 +57,8 @@ export class Withdrawal {
 
   get reason(): unknown {
     if (this.#why === undefined) return this.#call.reason;
-    this.#reason ??= new Error(this.#why);
-    return this.#reason;
+    if (typeof this.#why === 'string') this.#why = new Error(this.#why);
+    return this.#why;
   }
 
   throwIfAborted(): void {
@@ -43,7 +67,8 @@ export class Withdrawal {
 
   addEventListener(type: string, listener: Listener | null, options?: unknown): void {
     if (listener === null || this.#why !== undefined) return;
-    this.#call.addEventListener(type, listener, options as AddEventListenerOptions);
+    if (!this.#heard)
+      this.#call.addEventListener(type, listener, options as AddEventListenerOptions);
     if (type !== 'abort') return;
     const held = this.#listeners;
     if (held === undefined) this.#listeners = listener;
@@ -53,7 +78,8 @@ export class Withdrawal {
 
   removeEventListener(type: string, listener: Listener | null, options?: unknown): void {
     if (listener === null) return;
-    this.#call.removeEventListener(type, listener, options as EventListenerOptions);
+    if (!this.#heard)
+      this.#call.removeEventListener(type, listener, options as EventListenerOptions);
     if (type !== 'abort') return;
     const held = this.#listeners;
     if (held === listener) this.#listeners = undefined;
@@ -70,12 +96,35 @@ export class Withdrawal {
   withdraw(why: string): void {
     if (this.aborted) return;
     this.#why = why;
+    this.#run();
+  }
+
+  /**
+   * Withdraws the requests out now, not those sent later (a round that failed: the call goes
+   * on). Their listeners read `why` as the reason while they run.
+   */
+  withdrawOut(why: string): void {
+    if (this.aborted) return;
+    this.#why = why;
+    try {
+      this.#run();
+    } finally {
+      this.#why = undefined;
+    }
+  }
+
+  /** The call's signal was aborted (heard through its server): its listeners run, as they would on it. */
+  callAborted(): void {
+    if (this.#why === undefined) this.#run();
+  }
+
+  #run(): void {
     const held = this.#listeners;
     this.#listeners = undefined;
     if (held === undefined) return;
     const event = new Event('abort');
     for (const listener of Array.isArray(held) ? held : [held]) {
-      this.#call.removeEventListener('abort', listener);
+      if (!this.#heard) this.#call.removeEventListener('abort', listener);
       try {
         if (typeof listener === 'function') listener(event);
         else listener.handleEvent(event);
