@@ -27,10 +27,13 @@ import {
   hearCallAborts,
   interceptRegistrations,
   isRequestSignal,
+  registeredToolsOf,
+  replaceExecuteToolHandler,
   resultValidator,
   SDK_SEAMS,
   SDK_SEAMS_VERSION,
   seedClientIdentity,
+  serveRegisteredTools,
   wrapStoredHandlers,
 } from '../src/kernel/sdk-seams.ts';
 import { Withdrawal } from '../src/server/engines/withdrawal.ts';
@@ -69,6 +72,22 @@ describe('SDK seams', () => {
     expect(seen).toContain('tools/list');
   });
 
+  it('wrapHandler and setRequestHandler: the SDK calls both as methods, so one hook serves every instance', () => {
+    const wrap = <H>(_method: string, wrapped: H) => wrapped;
+    const intercept = (register: (m: string, ...r: unknown[]) => void, m: string, r: unknown[]) =>
+      register(m, ...r);
+    const servers = [0, 1].map(() => {
+      const mcp = new McpServer({ name: 's', version: '1' });
+      wrapStoredHandlers(mcp.server, wrap);
+      interceptRegistrations(mcp.server, intercept);
+      mcp.registerTool('t', {}, async () => ({ content: [{ type: 'text', text: 'ok' }] }));
+      return mcp;
+    });
+    const [a, b] = servers.map((m) => m.server as unknown as Record<string, unknown>);
+    expect(a?._wrapHandler).toBe(b?._wrapHandler);
+    expect(a?.setRequestHandler).toBe(b?.setRequestHandler);
+  });
+
   it('setRequestHandler: McpServer still installs its call handlers through setRequestHandler', () => {
     const mcp = new McpServer({ name: 's', version: '1' });
     const seen: string[] = [];
@@ -80,6 +99,76 @@ describe('SDK seams', () => {
     mcp.registerPrompt('p', {}, async () => ({ messages: [] }));
     mcp.registerResource('r', 'file:///r', {}, async () => ({ contents: [] }));
     expect(seen).toEqual(expect.arrayContaining(['tools/call', 'prompts/get', 'resources/read']));
+  });
+
+  it('executeToolHandler: McpServer still runs a tool through its private executeToolHandler(tool, args, ctx)', async () => {
+    class Sub extends McpServer {}
+    const seen: unknown[] = [];
+    const handler = async () => ({ content: [{ type: 'text' as const, text: 'sdk' }] });
+    replaceExecuteToolHandler(Sub.prototype, McpServer.prototype, (self, tool, args, ctx, sdk) => {
+      seen.push(self instanceof Sub, tool.handler === handler, args);
+      return sdk(self, tool, args, ctx);
+    });
+    const mcp = new Sub({ name: 's', version: '1' });
+    mcp.registerTool('t', {}, handler);
+    const client = new Client({ name: 'c', version: '1' });
+    const [ct, st] = InMemoryTransport.createLinkedPair();
+    await mcp.connect(st);
+    await client.connect(ct);
+    const result = (await client.callTool({ name: 't', arguments: {} })) as {
+      content: { text: string }[];
+    };
+    expect(result.content[0]?.text).toBe('sdk');
+    expect(seen).toEqual([true, true, undefined]);
+    await mcp.close();
+  });
+
+  it('registeredTools: a server given another’s table of tools lists and calls them', async () => {
+    const holder = new McpServer({ name: 's', version: '1' });
+    holder.registerTool('t', { description: 'd' }, async () => ({
+      content: [{ type: 'text', text: 'ok' }],
+    }));
+    const mcp = new McpServer({ name: 's', version: '1' });
+    serveRegisteredTools(mcp, registeredToolsOf(holder));
+    expect(registeredToolsOf(mcp)).toBe(registeredToolsOf(holder));
+    const client = new Client({ name: 'c', version: '1' });
+    const [ct, st] = InMemoryTransport.createLinkedPair();
+    await mcp.connect(st);
+    await client.connect(ct);
+    expect(client.getServerCapabilities()?.tools).toBeDefined();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => [t.name, t.description])).toEqual([['t', 'd']]);
+    const result = (await client.callTool({ name: 't', arguments: {} })) as {
+      content: { text: string }[];
+    };
+    expect(result.content[0]?.text).toBe('ok');
+    await mcp.close();
+  });
+
+  it('wrapHandler: the SDK’s Server still checks tools/call params itself, as -32602 (the params guard leaves it be)', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' });
+    mcp.registerTool('t', {}, async () => ({ content: [] }));
+    const [peer, st] = InMemoryTransport.createLinkedPair();
+    await mcp.connect(st);
+    const replies: { id?: number; error?: { code: number } }[] = [];
+    peer.onmessage = (m) => {
+      replies.push(m as never);
+    };
+    await peer.start();
+    await peer.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1' },
+      },
+    });
+    await peer.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 5 } });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(replies.find((r) => r.id === 2)?.error?.code).toBe(-32602);
+    await mcp.close();
   });
 
   it('createToolError: McpServer still has the private createToolError that makes isError results', () => {

@@ -9,7 +9,10 @@
  * only be the SDK's check of the params, so it leaves as -32602 with the check's findings in
  * short.
  * Handlers registered with a params schema (extension methods) are already answered -32602 by
- * the SDK. Only handlers registered after the guard is installed are guarded.
+ * the SDK, and so is `tools/call` (the SDK's Server checks its params itself first, as
+ * InvalidParams: test/sdk-seams.test.ts): neither is wrapped, so a server built per session
+ * keeps no guard closures for its call handler. Only handlers registered after the guard is
+ * installed are guarded.
  */
 
 import {
@@ -63,6 +66,9 @@ const hasRpcCode = (error: unknown): boolean =>
 
 const guarded = new WeakSet<object>();
 
+/** The method whose params the SDK's Server checks itself, answering -32602. */
+const SELF_CHECKED = 'tools/call';
+
 /** Requests whose handler has started, of every guarded protocol (a request is in one only). */
 const started = new WeakSet<object>();
 
@@ -95,6 +101,7 @@ function hooksFor(invalidParams: (message: string) => Error): Hooks {
   hooks = {
     // Seam wrapHandler (kernel/sdk-seams.ts): around the SDK's check of the params.
     wrap: (method, sdkWrapped) => {
+      if (method === SELF_CHECKED) return sdkWrapped;
       const wrapped = sdkWrapped as Handler;
       // A promise chain, not an async function: a call waiting on a person keeps no frame here.
       return ((request: unknown, ctx: object) => {
@@ -121,7 +128,8 @@ function hooksFor(invalidParams: (message: string) => Error): Hooks {
     // Seam setRequestHandler: each handler marks its request when it starts.
     intercept: (register, method, rest) => {
       const [handler] = rest;
-      if (rest.length !== 1 || typeof handler !== 'function') return register(method, ...rest);
+      if (rest.length !== 1 || typeof handler !== 'function' || method === SELF_CHECKED)
+        return register(method, ...rest);
       return register(method, (request: unknown, ctx: object) => {
         started.add(requestOf(ctx));
         return (handler as Handler)(request, ctx);

@@ -22,6 +22,10 @@ export const SDK_SEAMS = {
     "Transport.onmessage, chained in front of the SDK's after connect: the SDK drops a request whose params are not an object (no answer at all) and has no hook for a 2026-07-28 CreateTaskResult answering a request.",
   createToolError:
     "McpServer.createToolError (private), replaced on a subclass's prototype: McpServer turns every throw of a tool but -32042 into an isError result, so a tool's JSON-RPC error (-32021, -32000, -32603) could not leave otherwise; the error reaches the replacement by its message (server/wire.ts `escapeToWire`, a bounded map).",
+  executeToolHandler:
+    "McpServer.executeToolHandler (private), replaced on a subclass's prototype: McpServer calls a tool's handler with the arguments and the request context only, so a handler that needs its server (a 2025 session's, to push asks through) would be a closure per tool on every server built; the replacement hands elicit's runner the server that runs the call, and every server built from one app shares one function per tool.",
+  registeredTools:
+    'McpServer._registeredTools (private, the tools by name its tools/list and tools/call handlers read) and setToolRequestHandlers (private, what registerTool runs to install those handlers): registerTool makes a registered tool per server (a dozen closures and their objects, about 1.4 KiB), and a server is built per 2025 session; every server built from one app for one era is given one table, made once, instead.',
   clientIdentity:
     "Server._clientCapabilities and _clientVersion (private): createMcpHandler seeds them on each 2026-07-28 request's server from the request's envelope, writing only the fields present, so a server reused across requests would keep the last client's clientInfo when the next request omits it; they are forgotten before a pooled server is reused (server/server-pool.ts), and seeded the same way on the lean tools/call path (server/lean-call.ts).",
   modernDispatch:
@@ -39,35 +43,73 @@ export type SdkSeam = keyof typeof SDK_SEAMS;
 /** A request handler as the SDK stores it. */
 export type StoredHandler = (request: never, ctx: never) => unknown;
 
+type WrapHook = (this: object, method: string, handler: StoredHandler) => StoredHandler;
+type Wrap = (method: string, sdkWrapped: StoredHandler) => StoredHandler;
+
+// One hook per `wrap`, shared by every protocol it is installed on: it finds the SDK's own
+// `_wrapHandler` through `this` (the SDK calls it as a method), so a protocol made per session
+// or per request carries no bound function or closure of its own for it.
+const wrapHooks = new WeakMap<Wrap, WrapHook>();
+
 /**
  * Seam `wrapHandler`: wraps every handler `protocol` stores from now on. `wrap` gets the method
  * and the SDK's own wrapped handler (its validation included) and returns the one to store.
+ * Pass the same `wrap` for many protocols to share one hook among them.
  */
-export function wrapStoredHandlers(
-  protocol: object,
-  wrap: (method: string, sdkWrapped: StoredHandler) => StoredHandler,
-): void {
-  const open = protocol as { _wrapHandler: (method: string, h: StoredHandler) => StoredHandler };
-  const sdkWrap = open._wrapHandler.bind(protocol);
-  open._wrapHandler = (method, handler) => wrap(method, sdkWrap(method, handler));
+export function wrapStoredHandlers(protocol: object, wrap: Wrap): void {
+  const open = protocol as { _wrapHandler: WrapHook };
+  if (Object.hasOwn(protocol, '_wrapHandler')) {
+    // Wrapped on this instance already: in front of that one.
+    const inner = open._wrapHandler;
+    open._wrapHandler = function (this: object, method, handler) {
+      return wrap(method, inner.call(this, method, handler));
+    };
+    return;
+  }
+  let hook = wrapHooks.get(wrap);
+  if (hook === undefined) {
+    hook = function (this: object, method, handler) {
+      const sdk = (Object.getPrototypeOf(this) as { _wrapHandler: WrapHook })._wrapHandler;
+      return wrap(method, sdk.call(this, method, handler));
+    };
+    wrapHooks.set(wrap, hook);
+  }
+  open._wrapHandler = hook;
 }
 
 /** `setRequestHandler` with any method name and the handler's arguments left open. */
 export type Register = (method: string, ...rest: unknown[]) => void;
 
+type Intercept = (register: Register, method: string, rest: unknown[]) => void;
+type RegisterHook = (this: object, method: string, ...rest: unknown[]) => void;
+
+// As for `wrapHooks`: one replacement per `intercept`, reaching the SDK's own through `this`.
+const registerHooks = new WeakMap<Intercept, RegisterHook>();
+
 /**
  * Seam `setRequestHandler`: every later `setRequestHandler(method, …rest)` on `protocol` goes
- * through `intercept`, which registers through `register` (the SDK's own) as it sees fit.
- * Returns the SDK's own, for methods the SDK's types do not list.
+ * through `intercept`, which registers through `register` (the SDK's own) as it sees fit. Pass
+ * the same `intercept` for many protocols to share one replacement among them.
  */
-export function interceptRegistrations(
-  protocol: object,
-  intercept: (register: Register, method: string, rest: unknown[]) => void,
-): Register {
-  const open = protocol as { setRequestHandler: Register };
-  const register = open.setRequestHandler.bind(protocol) as Register;
-  open.setRequestHandler = (method, ...rest) => intercept(register, method, rest);
-  return register;
+export function interceptRegistrations(protocol: object, intercept: Intercept): void {
+  const open = protocol as { setRequestHandler: RegisterHook };
+  if (Object.hasOwn(protocol, 'setRequestHandler')) {
+    const inner = open.setRequestHandler;
+    open.setRequestHandler = function (this: object, method, ...rest) {
+      intercept((m, ...r) => inner.call(this, m, ...r), method, rest);
+    };
+    return;
+  }
+  let hook = registerHooks.get(intercept);
+  if (hook === undefined) {
+    hook = function (this: object, method, ...rest) {
+      const sdk = (Object.getPrototypeOf(this) as { setRequestHandler: RegisterHook })
+        .setRequestHandler;
+      intercept((m, ...r) => sdk.call(this, m, ...r), method, rest);
+    };
+    registerHooks.set(intercept, hook);
+  }
+  open.setRequestHandler = hook;
 }
 
 /**
@@ -125,6 +167,64 @@ export function replaceCreateToolError(
 /** McpServer's own `createToolError` on `server`: an isError result naming `message`. */
 export function sdkToolError(server: object, message: string): unknown {
   return (server as ToolErrors).createToolError(message);
+}
+
+/** A registered tool as McpServer hands it to `executeToolHandler`. */
+export interface RegisteredToolLike {
+  readonly handler: unknown;
+}
+
+type ExecuteTool = (tool: RegisteredToolLike, args: unknown, ctx: never) => Promise<unknown>;
+
+/**
+ * Seam `executeToolHandler`: `replacement` stands in for McpServer's private
+ * `executeToolHandler(tool, args, ctx)` on `prototype` (a subclass's: nothing per server); it
+ * gets the server (`self`) and the SDK's own to fall back on. `args` are the validated
+ * arguments (undefined for a tool without an input schema).
+ */
+export function replaceExecuteToolHandler(
+  prototype: object,
+  sdkPrototype: object,
+  replacement: (
+    self: object,
+    tool: RegisteredToolLike,
+    args: unknown,
+    ctx: never,
+    sdk: (self: object, tool: RegisteredToolLike, args: unknown, ctx: never) => Promise<unknown>,
+  ) => Promise<unknown>,
+): void {
+  const sdk = (sdkPrototype as { executeToolHandler: ExecuteTool }).executeToolHandler;
+  const call = (self: object, tool: RegisteredToolLike, args: unknown, ctx: never) =>
+    sdk.call(self, tool, args, ctx);
+  (prototype as { executeToolHandler: ExecuteTool }).executeToolHandler = function (
+    this: object,
+    tool,
+    args,
+    ctx,
+  ) {
+    return replacement(this, tool, args, ctx, call);
+  };
+}
+
+interface ToolTable {
+  _registeredTools: object;
+  setToolRequestHandlers(): void;
+}
+
+/** Seam `registeredTools`: the table of tools `mcp` (an McpServer) has registered. */
+export function registeredToolsOf(mcp: object): object {
+  return (mcp as ToolTable)._registeredTools;
+}
+
+/**
+ * Seam `registeredTools`: `mcp` (an McpServer with no tools of its own) serves the tools of
+ * `tools` (another's `registeredToolsOf`), its tools/list and tools/call handlers installed as
+ * registerTool installs them.
+ */
+export function serveRegisteredTools(mcp: object, tools: object): void {
+  const open = mcp as ToolTable;
+  open._registeredTools = tools;
+  open.setToolRequestHandlers();
 }
 
 /**
