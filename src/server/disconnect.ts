@@ -11,91 +11,81 @@
  */
 import {
   type JSONRPCMessage,
-  type JSONRPCRequest,
-  type MessageExtraInfo,
   ProtocolErrorCode,
   type RequestId,
-  type WebStandardStreamableHTTPServerTransport,
+  WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 
 // Shape checks only: what passes through a session transport is checked against the wire schemas
-// by the SDK itself; here a message is only told apart, on every message, so no schema parse.
-const isRequest = (m: JSONRPCMessage): m is JSONRPCRequest =>
-  'method' in m && 'id' in m && m.id !== undefined;
+// by the SDK itself; here a message is only told apart, so no schema parse.
+const isRequest = (m: unknown): m is { id: RequestId; method: string } =>
+  m !== null &&
+  typeof m === 'object' &&
+  typeof (m as { method?: unknown }).method === 'string' &&
+  (typeof (m as { id?: unknown }).id === 'string' ||
+    typeof (m as { id?: unknown }).id === 'number');
 const isResponse = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId } =>
   'id' in m && m.id !== undefined && ('result' in m || 'error' in m);
-
-export interface HangUps {
-  /** Calls of the session not answered yet. */
-  readonly inFlight: number;
-}
 
 interface Call {
   done: boolean;
 }
 
-type Transport = WebStandardStreamableHTTPServerTransport;
-type SendOptions = Parameters<Transport['send']>[1];
+type SendOptions = Parameters<WebStandardStreamableHTTPServerTransport['send']>[1];
 
 /**
- * Installs the hang-up watch on a connected session transport; `onRequest` hears each request
- * the session receives. One object per session, its table of calls there only while calls are:
- * an idle session keeps only the two functions installed on its transport.
+ * A session transport that cancels a call whose HTTP request ends before its reply. Its own
+ * `send` (an override, nothing per session) sees each reply go out; the calls not answered yet
+ * are in a table that exists only while there are some, so an idle session keeps nothing here.
  */
-export function cancelOnHangUp(transport: Transport, onRequest?: () => void): HangUps {
-  const watch = new HangUpWatch(transport, onRequest);
-  // Bound methods, not arrow functions: no scope of their own to keep for the session's life.
-  transport.send = watch.sent.bind(watch);
-  if (watch.deliver !== undefined) transport.onmessage = watch.received.bind(watch);
-  return watch;
-}
-
-class HangUpWatch implements HangUps {
-  readonly deliver: Transport['onmessage'];
-  readonly #transport: Transport;
-  readonly #send: Transport['send'];
-  readonly #onRequest: (() => void) | undefined;
+export class HangUpTransport extends WebStandardStreamableHTTPServerTransport {
   // Calls not answered yet, by id.
   #open: Map<RequestId, Call> | undefined;
 
-  constructor(transport: Transport, onRequest?: () => void) {
-    this.deliver = transport.onmessage;
-    this.#transport = transport;
-    this.#send = transport.send;
-    this.#onRequest = onRequest;
-  }
-
+  /** Calls of the session not answered yet. */
   get inFlight(): number {
     return this.#open?.size ?? 0;
   }
 
-  sent(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
+  /**
+   * Watches the requests among `body` (one message or a batch, as parsed), about to be handed
+   * to `handleRequest` with `req`: each is cancelled if `req` ends before its reply. True when
+   * there was one.
+   */
+  watch(body: unknown, req: Request): boolean {
+    let any = false;
+    for (const message of Array.isArray(body) ? body : [body])
+      if (isRequest(message)) {
+        any = true;
+        this.#watch(message.id, req);
+      }
+    return any;
+  }
+
+  /** Forgets the requests among `body`: the transport refused them, no reply will come. */
+  unwatch(body: unknown): void {
+    if (this.#open === undefined) return;
+    for (const message of Array.isArray(body) ? body : [body])
+      if (isRequest(message)) {
+        const call = this.#open.get(message.id);
+        if (call !== undefined) call.done = true;
+        this.#forget(message.id);
+      }
+  }
+
+  override send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
     if (this.#open !== undefined && isResponse(message)) {
       const call = this.#open.get(message.id);
       if (call !== undefined) call.done = true;
       this.#forget(message.id);
     }
-    return this.send(message, options);
+    return super.send(message, options);
   }
 
-  // The table goes with its last call: an idle session (initialize answered) keeps none.
+  // The table goes with its last call: an idle session keeps none.
   #forget(requestId: RequestId): void {
     this.#open?.delete(requestId);
     if (this.#open?.size === 0) this.#open = undefined;
-  }
-
-  /** Sends through the transport's own `send`, past the watch. */
-  send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
-    return this.#send.call(this.#transport, message, options);
-  }
-
-  received(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
-    if (isRequest(message)) {
-      this.#onRequest?.();
-      const req = extra?.request;
-      if (req !== undefined) this.#watch(message.id, req);
-    }
-    this.deliver?.(message, extra);
   }
 
   #watch(requestId: RequestId, req: Request): void {
@@ -105,18 +95,20 @@ class HangUpWatch implements HangUps {
       if (call.done) return;
       call.done = true;
       this.#forget(requestId);
-      this.deliver?.({
+      this.onmessage?.({
         jsonrpc: '2.0',
         method: 'notifications/cancelled',
         params: { requestId, reason: 'The client hung up.' },
       });
       // The SDK sends nothing for a cancelled call, and its transport keeps a call's entry until
       // a reply goes out: this reply (to nobody) releases it and the stream's keep-alive timer.
-      void this.send({
-        jsonrpc: '2.0',
-        id: requestId,
-        error: { code: ProtocolErrorCode.InternalError, message: 'The client hung up.' },
-      }).catch(() => {});
+      void super
+        .send({
+          jsonrpc: '2.0',
+          id: requestId,
+          error: { code: ProtocolErrorCode.InternalError, message: 'The client hung up.' },
+        })
+        .catch(() => {});
     };
     if (req.signal.aborted) cancel();
     else req.signal.addEventListener('abort', cancel, { once: true });

@@ -16,24 +16,24 @@ import {
   localhostAllowedOrigins,
   type McpServer,
   originValidationResponse,
-  WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import { paramsNotObject } from '../kernel/params-guard.ts';
+import { paramsNotObject, refuseParamsNotObject } from '../kernel/params-guard.ts';
 import type { ElicitServer } from './app.ts';
 import { DEFAULT_MAX_BODY_BYTES, readBodyOnce, rpcErrorResponse } from './body.ts';
-import { cancelOnHangUp, type HangUps } from './disconnect.ts';
+import { HangUpTransport } from './disconnect.ts';
 import { LimitOptionError, ListenError } from './errors.ts';
 import { BoundedEventStore, type EventStoreLimits } from './event-store.ts';
 import { classify, plainToolCall, serveToolCall } from './lean-call.ts';
 import { isLoopbackHost } from './principal.ts';
 import {
   DEFAULT_SESSION_LIMITS,
-  type SessionEntry,
+  type SessionLike,
   type SessionLimits,
   type SessionRefusal,
   SessionTable,
 } from './sessions.ts';
 import { serveListen, taskListen } from './tasks/listen.ts';
+import { connectChecked } from './wire.ts';
 
 export interface HttpOptions {
   /** Host names accepted in `Host` (no port); default: localhost, 127.0.0.1, [::1]. */
@@ -77,30 +77,96 @@ function rpcError(
   return rpcErrorResponse(status, { code, message }, null, headers);
 }
 
-/** A legacy session: its transport, its calls in flight and its open GET streams. */
-class Session {
-  readonly transport: WebStandardStreamableHTTPServerTransport;
-  readonly hangUps: HangUps;
-  readonly #mcp: McpServer;
+const USED = 1;
+const RESERVED = 2;
+const REFUSES_BAD_PARAMS = 4;
+const CLOSED = 8;
+
+/**
+ * A legacy session, one object: its transport (the hang-up watch's), its place in the session
+ * table and its open GET streams. What the SDK would call back (a session initialized, closed)
+ * is done where it happens instead, so a session keeps no callbacks of its own.
+ */
+class Session extends HangUpTransport implements SessionLike {
+  readonly principal: string;
+  lastSeen = 0;
   streams = 0;
+  readonly #table: SessionTable<Session>;
+  #mcp: McpServer | undefined;
+  // USED, RESERVED (the place `table.reserve` kept, until it is added or fails),
+  // REFUSES_BAD_PARAMS and CLOSED, in one field.
+  #flags = RESERVED;
+
   constructor(
-    transport: WebStandardStreamableHTTPServerTransport,
-    hangUps: HangUps,
-    mcp: McpServer,
+    table: SessionTable<Session>,
+    principal: string,
+    events: BoundedEventStore,
+    retryMs: number,
+    forget: (id: string) => void,
   ) {
-    this.transport = transport;
-    this.hangUps = hangUps;
-    this.#mcp = mcp;
+    // Each session's SSE streams start with a priming event and `retry`, and a client that
+    // lost one reconnects with Last-Event-ID; the events die with the session.
+    super({
+      sessionIdGenerator: randomUUID,
+      eventStore: events,
+      retryInterval: retryMs,
+      onsessionclosed: forget,
+    });
+    this.#table = table;
+    this.principal = principal;
   }
+
+  /** Whether it served anything after initialize. */
+  get used(): boolean {
+    return (this.#flags & USED) !== 0;
+  }
+
+  set used(used: boolean) {
+    this.#flags = used ? this.#flags | USED : this.#flags & ~USED;
+  }
+
+  /** Serves the session with `mcp` (built for it). */
+  async serve(mcp: McpServer): Promise<void> {
+    this.#mcp = mcp;
+    // Params that are not an object were answered before any request reaches a session.
+    await connectChecked(mcp, this);
+  }
+
+  /** From now on, answers requests whose params are not an object (in a batch) -32602. */
+  refuseBadParams(): void {
+    if ((this.#flags & REFUSES_BAD_PARAMS) !== 0) return;
+    this.#flags |= REFUSES_BAD_PARAMS;
+    refuseParamsNotObject(this as never);
+  }
+
   /** The revision negotiated at initialize. */
   revision(): string | undefined {
-    return this.#mcp.server.getNegotiatedProtocolVersion();
+    return this.#mcp?.server.getNegotiatedProtocolVersion();
   }
+
   get busy(): boolean {
-    return this.streams > 0 || this.hangUps.inFlight > 0;
+    return this.streams > 0 || this.inFlight > 0;
   }
-  close(): Promise<void> {
-    return this.transport.close();
+
+  /** Initialize answered: the session takes the place kept for it, under its id. */
+  initialized(): void {
+    if ((this.#flags & (RESERVED | CLOSED)) !== RESERVED || this.sessionId === undefined) return;
+    this.#table.add(this.sessionId, this);
+    this.release();
+  }
+
+  /** Gives back the place kept for it, if it still holds it. */
+  release(): void {
+    if ((this.#flags & RESERVED) === 0) return;
+    this.#flags &= ~RESERVED;
+    this.#table.unreserve(this.principal);
+  }
+
+  override async close(): Promise<void> {
+    this.#flags |= CLOSED;
+    await super.close();
+    this.release();
+    if (this.sessionId !== undefined) this.#table.delete(this.sessionId);
   }
 }
 
@@ -177,17 +243,22 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
     const sid = req.headers.get('mcp-session-id');
     if (sid !== null) {
       // Another principal's session id is as unknown as a made-up one.
-      const entry = table.get(sid, principal);
-      if (entry === undefined) return rpcError(404, -32001, 'Session not found');
-      table.touch(entry);
-      const { session } = entry;
-      const response = await session.transport.handleRequest(atRevision(req, session.revision()), {
-        authInfo,
-        ...parsedBody,
-      });
+      const session = table.get(sid, principal);
+      if (session === undefined) return rpcError(404, -32001, 'Session not found');
+      table.touch(session);
+      const request = atRevision(req, session.revision());
+      // Each call is watched for its client hanging up; a session counts as used once it
+      // serves a request beyond initialize.
+      if (session.watch(parsed, request)) session.used = true;
+      // A batch carrying params that are not an object (answered above for one message): this
+      // session's own hook answers them from now on.
+      if (Array.isArray(parsed) && parsed.some((m) => paramsNotObject(m) !== undefined))
+        session.refuseBadParams();
+      const response = await session.handleRequest(request, { authInfo, ...parsedBody });
+      if (!response.ok) session.unwatch(parsed);
       if (req.method === 'GET' && response.ok && !req.signal.aborted) {
         // The standalone stream: the session is in use while it is open.
-        entry.used = true;
+        session.used = true;
         session.streams++;
         req.signal.addEventListener('abort', () => session.streams--, { once: true });
       }
@@ -197,42 +268,22 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
     const body = parsed;
     if (!isInitializeRequest(body))
       return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id required');
-    const ticket = table.reserve(principal);
-    if (typeof ticket === 'string') return refusedSession(ticket, limits);
-    let entry: SessionEntry<Session> | undefined;
-    // Each session's SSE streams start with a priming event and `retry`, and a client that
-    // lost one reconnects with Last-Event-ID; the events die with the session.
-    const events = new BoundedEventStore(eventLimits);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      eventStore: events,
-      retryInterval: retryMs,
-      onsessioninitialized: (id) => {
-        entry = ticket.fill(id, session);
-      },
-      onsessionclosed: forgetSession,
-    });
-    transport.onclose = () => {
-      events.clear();
-      ticket.release();
-      if (transport.sessionId !== undefined) table.delete(transport.sessionId);
-    };
-    const mcp = app.build('legacy');
+    const refused = table.reserve(principal);
+    if (refused !== undefined) return refusedSession(refused, limits);
+    const session = new Session(
+      table,
+      principal,
+      new BoundedEventStore(eventLimits),
+      retryMs,
+      forgetSession,
+    );
     try {
-      await mcp.connect(transport);
-    } catch (error) {
-      ticket.release();
-      throw error;
-    }
-    // A session counts as used once it serves a request beyond initialize.
-    const hangUps = cancelOnHangUp(transport, () => {
-      if (entry !== undefined) entry.used = true;
-    });
-    const session = new Session(transport, hangUps, mcp);
-    try {
-      return await transport.handleRequest(req, { parsedBody: body, authInfo });
+      await session.serve(app.build('legacy'));
+      const response = await session.handleRequest(req, { parsedBody: body, authInfo });
+      session.initialized();
+      return response;
     } finally {
-      ticket.release();
+      session.release();
     }
   }
 

@@ -32,37 +32,31 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = Object.freeze({
   unusedSessionMs: 60_000,
 });
 
-/** What the table holds per session: whether it is busy now, and how to close it. */
+/**
+ * What the table holds per session: the session itself, whose table fields these are (one
+ * object per session, no entry of the table's own beside it).
+ */
 export interface SessionLike {
+  /** The principal that opened it. */
+  readonly principal: string;
+  /** When the last request came. */
+  lastSeen: number;
+  /** Whether it served anything after initialize. */
+  used: boolean;
   /** A call is waiting for its reply or a stream is open. */
   readonly busy: boolean;
   close(): Promise<void>;
 }
 
-export interface SessionEntry<T extends SessionLike> {
-  readonly principal: string;
-  readonly session: T;
-  /** When the last request came. */
-  lastSeen: number;
-  /** Whether it served anything after initialize. */
-  used: boolean;
-}
-
 /** Why a new session was refused. */
 export type SessionRefusal = 'principal' | 'process';
-
-/** A place kept for a session being initialized; fill it with the id, or release it. */
-export interface SessionTicket<T extends SessionLike> {
-  fill(id: string, session: T): SessionEntry<T>;
-  release(): void;
-}
 
 // One-shot: every request on a session looks its id up.
 const digest = (id: string) => hash('sha256', id, 'base64url');
 
 export class SessionTable<T extends SessionLike> {
   readonly limits: SessionLimits;
-  private readonly entries = new Map<string, SessionEntry<T>>();
+  private readonly entries = new Map<string, T>();
   private readonly byPrincipal = new Map<string, Set<string>>();
   private readonly reserved = new Map<string, number>();
   private reservedTotal = 0;
@@ -79,13 +73,13 @@ export class SessionTable<T extends SessionLike> {
   }
 
   /** The session `id` names, if `principal` opened it. */
-  get(id: string, principal: string): SessionEntry<T> | undefined {
+  get(id: string, principal: string): T | undefined {
     const entry = this.entries.get(digest(id));
     return entry?.principal === principal ? entry : undefined;
   }
 
   /** A request came on the session. */
-  touch(entry: SessionEntry<T>): void {
+  touch(entry: T): void {
     entry.lastSeen = this.now();
   }
 
@@ -102,19 +96,21 @@ export class SessionTable<T extends SessionLike> {
 
   /**
    * Keeps a place for a new session of `principal`, closing an idle session to make room if
-   * needed (the principal's own first, then any stale one), or says why there is none.
+   * needed (the principal's own first, then any stale one), or says why there is none. The
+   * place is the caller's until it gives it back (`unreserve`) when the session is added or
+   * fails.
    */
-  reserve(principal: string): SessionTicket<T> | SessionRefusal {
+  reserve(principal: string): SessionRefusal | undefined {
     const own = (this.byPrincipal.get(principal)?.size ?? 0) + (this.reserved.get(principal) ?? 0);
     if (own >= this.limits.maxSessionsPerPrincipal && !this.evict(principal)) return 'principal';
     if (this.entries.size + this.reservedTotal >= this.limits.maxSessions && !this.evict(undefined))
       return 'process';
     this.reserved.set(principal, (this.reserved.get(principal) ?? 0) + 1);
     this.reservedTotal++;
-    return new Ticket(this, principal);
+    return undefined;
   }
 
-  /** Gives back a place `reserve` kept (the ticket was filled or released). */
+  /** Gives back a place `reserve` kept (its session was added, or failed). */
   unreserve(principal: string): void {
     this.reservedTotal--;
     const n = (this.reserved.get(principal) ?? 1) - 1;
@@ -122,15 +118,15 @@ export class SessionTable<T extends SessionLike> {
     else this.reserved.set(principal, n);
   }
 
-  /** Puts a session in the place kept for it. */
-  add(id: string, principal: string, session: T): SessionEntry<T> {
+  /** Puts a session in the place kept for it (give the place back with `unreserve`). */
+  add(id: string, session: T): void {
     const key = digest(id);
-    const entry: SessionEntry<T> = { principal, session, lastSeen: this.now(), used: false };
-    this.entries.set(key, entry);
+    session.lastSeen = this.now();
+    this.entries.set(key, session);
+    const { principal } = session;
     let set = this.byPrincipal.get(principal);
     if (set === undefined) this.byPrincipal.set(principal, (set = new Set()));
     set.add(key);
-    return entry;
   }
 
   /** Closes every session. */
@@ -138,7 +134,7 @@ export class SessionTable<T extends SessionLike> {
     const all = [...this.entries.values()];
     this.entries.clear();
     this.byPrincipal.clear();
-    await Promise.all(all.map((e) => e.session.close()));
+    await Promise.all(all.map((e) => e.close()));
   }
 
   /**
@@ -150,10 +146,10 @@ export class SessionTable<T extends SessionLike> {
     const now = this.now();
     const keys =
       principal === undefined ? this.entries.keys() : (this.byPrincipal.get(principal) ?? []);
-    let victim: [string, SessionEntry<T>] | undefined;
+    let victim: [string, T] | undefined;
     for (const key of keys) {
       const e = this.entries.get(key);
-      if (e === undefined || e.session.busy) continue;
+      if (e === undefined || e.busy) continue;
       if (principal === undefined) {
         const idle = now - e.lastSeen;
         if (idle < (e.used ? this.limits.sessionIdleMs : this.limits.unusedSessionMs)) continue;
@@ -166,38 +162,12 @@ export class SessionTable<T extends SessionLike> {
     const set = this.byPrincipal.get(entry.principal);
     set?.delete(key);
     if (set?.size === 0) this.byPrincipal.delete(entry.principal);
-    void entry.session.close().catch(() => {});
+    void entry.close().catch(() => {});
     return true;
   }
 }
 
-/**
- * A place kept in a table: one small object, not closures, since a session holds its ticket
- * for as long as it lives (to release it if it closes before it is filled).
- */
-class Ticket<T extends SessionLike> implements SessionTicket<T> {
-  readonly #table: SessionTable<T>;
-  readonly #principal: string;
-  #open = true;
-
-  constructor(table: SessionTable<T>, principal: string) {
-    this.#table = table;
-    this.#principal = principal;
-  }
-
-  fill(id: string, session: T): SessionEntry<T> {
-    this.release();
-    return this.#table.add(id, this.#principal, session);
-  }
-
-  release(): void {
-    if (!this.#open) return;
-    this.#open = false;
-    this.#table.unreserve(this.#principal);
-  }
-}
-
 /** Eviction order: sessions that never served a request first, then the least recently seen. */
-function rank(e: SessionEntry<SessionLike>): number {
+function rank(e: SessionLike): number {
   return (e.used ? 0 : -Number.MAX_SAFE_INTEGER / 2) + e.lastSeen;
 }

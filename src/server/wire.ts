@@ -136,6 +136,19 @@ export class WireMcpServer extends McpServer {
     refuseParamsNotObject(transport as never);
   }
 }
+
+/**
+ * Connects `mcp` to a transport whose every request had its params checked before it arrives
+ * (httpEntry answers params that are not an object itself): as `connect`, without a hook of
+ * its own on the transport for them, which a server built per session would keep for its life.
+ */
+export function connectChecked(
+  mcp: McpServer,
+  transport: Parameters<McpServer['connect']>[0],
+): Promise<void> {
+  return McpServer.prototype.connect.call(mcp, transport);
+}
+
 // Seam createToolError (kernel/sdk-seams.ts).
 replaceCreateToolError(WireMcpServer.prototype, McpServer.prototype, (self, message, sdk) => {
   const wire = ESCAPING.get(message);
