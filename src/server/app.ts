@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import {
   type AuthInfo,
   type GetPromptResult,
-  type McpServer,
+  McpServer,
   ProtocolError,
   ProtocolErrorCode,
   type ReadResourceResult,
@@ -16,11 +16,17 @@ import {
   type StandardSchemaWithJSON,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
+import { InternalError } from '../errors.ts';
 import {
   ELICIT_ONCE_PROCESS_LOCAL,
   ELICIT_TASK_STORE_PROCESS_LOCAL,
 } from '../kernel/error-codes.ts';
 import { MODERN_REVISION } from '../kernel/revision.ts';
+import {
+  registeredToolsOf,
+  replaceExecuteToolHandler,
+  serveRegisteredTools,
+} from '../kernel/sdk-seams.ts';
 import type { Store } from '../kernel/store.ts';
 import { memoryStore, onceStoreFrom } from '../store/internal.ts';
 import { type Ask, type AskLimits, DEFAULT_ASK_LIMITS } from './ask.ts';
@@ -199,6 +205,8 @@ interface Registered {
   readonly sdk: Record<string, unknown>;
   /** Whether the registration takes arguments (without, the SDK passes ctx alone). */
   readonly hasArgs: boolean;
+  /** A tool's handler as every server built registers it (see BuiltServer). */
+  shared?: () => never;
 }
 
 /** What a 2026-07-28 server supports: the SDK's revisions, then the modern one it serves. */
@@ -206,6 +214,67 @@ const MODERN_VERSIONS = [
   ...SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v !== MODERN_REVISION),
   MODERN_REVISION,
 ];
+
+type ServerOptions = ConstructorParameters<typeof McpServer>[1];
+
+/** What a built server's calls run with: one object for every 2025 server of an app. */
+interface RunWith {
+  readonly app: ElicitServer;
+  readonly era: Era;
+  readonly gates: WeakMap<object, Gate> | undefined;
+}
+
+/**
+ * The McpServer `build` makes, with what its calls run with. Its tools are registered with one
+ * handler per registration, shared by every server built (`TOOL_ENTRIES`), which the server
+ * runs itself (seam executeToolHandler), so a server built per session or per request keeps
+ * no closures per tool.
+ */
+class BuiltServer extends WireMcpServer {
+  readonly runWith: RunWith;
+  /** The app's table of tools this server serves, until it registers one of its own. */
+  sharedTools: object | undefined;
+  constructor(runWith: RunWith) {
+    super(runWith.app.serverInfo, runWith.app.serverOptions[runWith.era]);
+    this.runWith = runWith;
+  }
+}
+
+// A tool registered on a built server is its own: it first gets a copy of the app's table, so
+// no other server sees the tool (nor refuses its name as taken).
+const sdkRegisterTool = McpServer.prototype.registerTool;
+BuiltServer.prototype.registerTool = function (this: BuiltServer, ...args: unknown[]) {
+  const shared = this.sharedTools;
+  if (shared !== undefined && registeredToolsOf(this) === shared) {
+    this.sharedTools = undefined;
+    serveRegisteredTools(this, { ...shared });
+  }
+  return (sdkRegisterTool as (...a: unknown[]) => unknown).apply(this, args);
+} as McpServer['registerTool'];
+
+// A tool's shared handler → its registration. The handler itself is never called by the SDK
+// (BuiltServer runs the registration instead); one that is means the seam no longer holds.
+const TOOL_ENTRIES = new WeakMap<object, Registered>();
+
+function toolHandlerOf(entry: Registered): () => never {
+  const handler = () => {
+    throw new InternalError(`tool ${entry.name} was called past elicit's runner`);
+  };
+  TOOL_ENTRIES.set(handler, entry);
+  return handler;
+}
+
+// Seam executeToolHandler (kernel/sdk-seams.ts).
+replaceExecuteToolHandler(
+  BuiltServer.prototype,
+  McpServer.prototype,
+  (self, tool, args, ctx, sdk) => {
+    const entry = TOOL_ENTRIES.get(tool.handler as object);
+    if (entry === undefined || !(self instanceof BuiltServer)) return sdk(self, tool, args, ctx);
+    const { app, era, gates } = self.runWith;
+    return invoke(app, entry, era, self, gates, entry.hasArgs ? args : {}, ctx);
+  },
+);
 
 // The SDK's elicitInput validates answers with Ajv, compiling per schema object and keeping
 // each for the life of the server; elicit validates itself, so the SDK's check is a pass.
@@ -242,12 +311,35 @@ export class ElicitServer {
   /** The task store is this process's memory: said once, at the first build with a task tool. */
   private tasksInMemory: boolean;
   private readonly entries: Registered[] = [];
+  /** @internal What every server built is given: one object for all of them. */
+  readonly serverInfo: { readonly name: string; readonly version: string };
+  // What every 2025 server built runs its calls with.
+  private legacyRun: RunWith | undefined;
+  // The registered tools every server built for an era serves, made at its first build (and
+  // again after a tool is registered).
+  private toolTables: Partial<Record<Era, object>> = {};
+  /** @internal the same, for the server's options, by era. */
+  readonly serverOptions: Readonly<Record<Era, ServerOptions>>;
   private readonly principalOption: PrincipalOption;
   /** Served beyond loopback (set by `exposed()`): requests without a principal are refused. */
   private reachable = false;
 
   constructor(options: ElicitServerOptions) {
     this.options = options;
+    this.serverInfo = Object.freeze({ name: options.name, version: options.version });
+    const serverOptions = {
+      instructions: options.instructions,
+      jsonSchemaValidator: PASS_VALIDATOR,
+    };
+    this.serverOptions = Object.freeze({
+      legacy: Object.freeze({ ...serverOptions }) as ServerOptions,
+      // A 2026-07-28 server lists the revision as createMcpHandler would add it per request,
+      // so connecting it to a classified transport binds it (server/lean-call.ts).
+      modern: Object.freeze({
+        ...serverOptions,
+        supportedProtocolVersions: MODERN_VERSIONS,
+      }) as ServerOptions,
+    });
     this.limits = { ...DEFAULT_ASK_LIMITS, ...options.limits };
     checkLimits('limits', { progressEveryMs: this.limits.progressEveryMs });
     this.sealer = createSealer({
@@ -356,7 +448,7 @@ export class ElicitServer {
     handler: ToolHandler<ArgsOf<S>>,
   ): this {
     const { title, description, inputSchema, annotations } = config;
-    this.entries.push({
+    const entry: Registered = {
       kind: 'tool',
       name,
       config: config as Registered['config'],
@@ -367,7 +459,10 @@ export class ElicitServer {
         config.task === undefined
           ? undefined
           : { support: config.task, start: config.taskStart ?? 'call' },
-    });
+    };
+    entry.shared = toolHandlerOf(entry);
+    this.entries.push(entry);
+    this.toolTables = {};
     return this;
   }
 
@@ -423,21 +518,29 @@ export class ElicitServer {
     return own ? new ServerPool(() => this.build('modern')) : undefined;
   }
 
+  /**
+   * The tools as McpServer registers them, on a server made for that only: each with its shared
+   * handler (BuiltServer runs it) and, on 2025 sessions, its task support.
+   */
+  private toolTable(era: Era, tools: readonly Registered[]): object {
+    const holder = new McpServer(this.serverInfo, this.serverOptions[era]);
+    for (const entry of tools) {
+      const registered = holder.registerTool(entry.name, entry.sdk as never, entry.shared as never);
+      // registerTool takes no `execution`; the registered tool carries it into tools/list.
+      if (era === 'legacy' && entry.task !== undefined)
+        registered.execution = { taskSupport: entry.task.support };
+    }
+    return registeredToolsOf(holder);
+  }
+
   /** A fresh SDK McpServer for one era, with every registration installed. */
   build(era: Era): McpServer {
-    const mcp = new WireMcpServer(
-      { name: this.options.name, version: this.options.version },
-      {
-        instructions: this.options.instructions,
-        jsonSchemaValidator: PASS_VALIDATOR as never,
-        // A 2026-07-28 server lists the revision as createMcpHandler would add it per request,
-        // so connecting it to a classified transport binds it (server/lean-call.ts).
-        ...(era === 'modern' ? { supportedProtocolVersions: [...MODERN_VERSIONS] } : {}),
-      },
-    );
     // Only 2026-07-28 calls carry state to open; a 2025 call resolves its principal in the
     // runner, and a 2025 session's server (one per session) keeps no gates.
     const gates = era === 'modern' ? new WeakMap<object, Gate>() : undefined;
+    const mcp = new BuiltServer(
+      era === 'legacy' ? (this.legacyRun ??= { app: this, era, gates }) : { app: this, era, gates },
+    );
     if (gates !== undefined) installGate(mcp, this, gates);
     const tools = this.entries.filter((e) => e.kind === 'tool');
     const taskTools = tools.some((e) => e.task !== undefined);
@@ -458,19 +561,17 @@ export class ElicitServer {
           new Map(tools.map((e) => [e.name, e.task?.support ?? 'forbidden'])),
         );
     }
+    if (tools.length > 0) {
+      // Seam registeredTools (kernel/sdk-seams.ts): one table of tools per era, not one per server.
+      const table = (this.toolTables[era] ??= this.toolTable(era, tools));
+      mcp.sharedTools = table;
+      serveRegisteredTools(mcp, table);
+    }
     for (const entry of this.entries) {
+      if (entry.kind === 'tool') continue;
       const run = (args: unknown, ctx: ServerContext) =>
         invoke(this, entry, era, mcp, gates, args, ctx);
-      if (entry.kind === 'tool') {
-        const registered = mcp.registerTool(
-          entry.name,
-          entry.sdk as never,
-          (entry.hasArgs ? run : (ctx: ServerContext) => run({}, ctx)) as never,
-        );
-        // registerTool takes no `execution`; the registered tool carries it into tools/list.
-        if (era === 'legacy' && entry.task !== undefined)
-          registered.execution = { taskSupport: entry.task.support };
-      } else if (entry.kind === 'prompt') {
+      if (entry.kind === 'prompt') {
         mcp.registerPrompt(
           entry.name,
           entry.sdk as never,
@@ -478,8 +579,7 @@ export class ElicitServer {
         );
       } else {
         const { resourceName } = entry.config as ResourceConfig & { resourceName: string };
-        mcp.registerResource(resourceName, entry.name, entry.sdk, ((uri: URL, ctx: ServerContext) =>
-          run(uri, ctx)) as never);
+        mcp.registerResource(resourceName, entry.name, entry.sdk, run as never);
       }
     }
     return mcp;
