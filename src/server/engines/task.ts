@@ -320,7 +320,10 @@ async function runOnce(
       signal: abort.signal,
     };
     const engine = new TaskEngine(run, update, durable, {
-      identity: taskIdentity(principal, record.name, record.args),
+      // Hashed only when the run asks through the inbox, not on every run.
+      get identity() {
+        return taskIdentity(principal, record.name, record.args);
+      },
       name: record.name,
       say: (message) => onProgress({ progress: 0, message }),
     });
