@@ -318,6 +318,11 @@ export default async function run(): Promise<Row[]> {
       await c.callTool({ name: 'reused', arguments: {} });
       return c.callTool({ name: 'reused', arguments: {} });
     };
+    // The same four requests as elicit serves them, to a handler that does nothing.
+    const fourLean = async () => {
+      for (let i = 0; i < 3; i++) await viaEntry.callTool({ name: 'nothing', arguments: {} });
+      return viaEntry.callTool({ name: 'nothing', arguments: {} });
+    };
     const sides: Side[] = [
       { name: 'SDK codec flow (unbound), built per request', run: call(sdk, 'three') },
       { name: 'elicit, server built per request (before)', run: call(perRequest, 'three') },
@@ -327,6 +332,7 @@ export default async function run(): Promise<Row[]> {
       { name: 'four stateless SDK requests, built per request', run: four(sdk) },
       { name: 'four stateless SDK requests, one server reused', run: four(sdkReused) },
       { name: 'elicit through httpEntry (product)', run: call(viaEntry, 'three') },
+      { name: 'four plain tools/calls through httpEntry (lean path)', run: fourLean },
     ];
     const out = await rotate(sides);
     const base = 'SDK codec flow, built per request';
@@ -358,7 +364,7 @@ export default async function run(): Promise<Row[]> {
       ),
       ...both(
         three,
-        'the ceiling: four stateless SDK requests vs the codec flow',
+        'the createMcpHandler ceiling: four stateless SDK requests vs the codec flow',
         out,
         5,
         base,
@@ -389,9 +395,24 @@ export default async function run(): Promise<Row[]> {
         2,
         7,
       ),
+      pair(
+        three,
+        'A/B, CPU: the lean-path ceiling ÷ elicit through httpEntry (1: elicit at the ceiling)',
+        out,
+        8,
+        7,
+      ),
     );
     rows.push(
       ...both(three, 'elicit through httpEntry (product) vs the codec flow', out, 7, base, 2.5),
+      ...both(
+        three,
+        'the lean-path ceiling: four plain tools/calls through httpEntry vs the codec flow',
+        out,
+        8,
+        base,
+        undefined,
+      ),
     );
   }
   if (wanted(server, 'server only')) {
