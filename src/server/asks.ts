@@ -34,7 +34,13 @@ import type {
 import { declares } from './capabilities.ts';
 import { type Engine, type Receiver, SUSPEND } from './engines/contract.ts';
 import { AnswerRejectedError, AskUsageError, ElicitationUnsupportedError } from './errors.ts';
-import { type FormInput, type ResolvedForm, refuseSensitive, resolveForm } from './forms.ts';
+import {
+  type FormInput,
+  formTag,
+  type ResolvedForm,
+  refuseSensitive,
+  resolveForm,
+} from './forms.ts';
 import {
   askConnect,
   askSecret,
@@ -183,6 +189,15 @@ function judge(
   if (!parsed.ok) return { issues: parsed.issues };
   if (form.refine !== undefined) return refined(form.refine, parsed.value);
   return { result: { action: 'accept', content: parsed.value } };
+}
+
+/** A kept result (`FormExchange.tag`) as the handler gets it: a new object each replay. */
+function keptResult(kept: unknown): FormResult<unknown> {
+  const { action, content } = kept as {
+    action: 'accept' | 'decline' | 'cancel';
+    content?: unknown;
+  };
+  return (action === 'accept' ? { action, content } : { action }) as FormResult<unknown>;
 }
 
 /** The verdict of a form's refinement (which may be asynchronous) on a parsed answer. */
@@ -353,6 +368,11 @@ class EngineAsk implements Ask {
     }
     const kept = engine.recall(key);
     if (kept === undefined) return asking.start() as never;
+    // Checked when it came in, by this very form, and kept in an authenticated journal: the
+    // result as it was then (content with its defaults), without a second check.
+    const tag = asking.tag;
+    if (tag !== undefined && engine.checkedBy?.(key) === tag)
+      return Promise.resolve(keptResult(kept)) as never;
     return Promise.resolve(judge(asking.form, kept, asking.mapAnswer)).then((verdict) =>
       'result' in verdict ? verdict.result : asking.start(),
     ) as never;
@@ -523,6 +543,16 @@ class FormExchange implements Receiver {
     this.#message = opts?.message;
   }
 
+  /**
+   * The form's tag when its result is its check's alone (no refinement, no mapping from an older
+   * revision): only then can a kept result stand for a check.
+   */
+  get tag(): string | undefined {
+    return this.form.refine === undefined && this.mapAnswer === undefined
+      ? formTag(this.form)
+      : undefined;
+  }
+
   get #requestedSchema(): object {
     return (this.#lowered ?? { requestedSchema: this.form.schema.requestedSchema }).requestedSchema;
   }
@@ -568,7 +598,12 @@ class FormExchange implements Receiver {
     const engine = this.#engine;
     const key = this.#key;
     if ('result' in verdict) {
-      engine.remember(key, response);
+      const tag = this.tag;
+      // A result this form's check alone made (JSON in, its defaults added) is kept as the
+      // result, named by the form, so a later round takes it as it is; anything else (a
+      // refinement's value, an answer mapped from an older revision) is kept as the response.
+      if (tag === undefined) engine.remember(key, response);
+      else engine.remember(key, verdict.result, tag);
       return verdict.result;
     }
     const attempts = engine.failed(key);

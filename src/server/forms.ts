@@ -3,6 +3,8 @@
  * requestedSchema) turned into one shape: a compiled schema plus optional refinement.
  * Resolved once per form object and cached, so handlers may build forms per call.
  */
+
+import { pooledRandom } from '../kernel/random.ts';
 import {
   type CompiledSchema,
   compileSchema,
@@ -45,6 +47,27 @@ export function resolveForm(input: FormInput): ResolvedForm {
   } else out = { schema: compileSchema(input), refine: undefined };
   resolved.set(input, out);
   return out;
+}
+
+// This process's part of every tag: a tag from another process (or an earlier run of this one)
+// never names a form here.
+const PROCESS = Buffer.from(pooledRandom(9)).toString('base64url');
+const tags = new WeakMap<ResolvedForm, string>();
+let tagged = 0;
+
+/**
+ * A name for one resolved form in this process, never given to another: the replay journal
+ * keeps it beside an answer that form checked (`Journal.c`), so a later round asking the same
+ * form takes the sealed answer as checked instead of checking it again.
+ */
+export function formTag(form: ResolvedForm): string {
+  let tag = tags.get(form);
+  if (tag === undefined) {
+    tagged += 1;
+    tag = `${PROCESS}.${tagged.toString(36)}`;
+    tags.set(form, tag);
+  }
+  return tag;
 }
 
 /**

@@ -14,6 +14,7 @@ import {
 const journal: fc.Arbitrary<Journal> = fc.record({
   n: fc.string({ minLength: 1, maxLength: 22 }),
   a: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue(), { maxKeys: 3 }),
+  c: fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 16 }), { maxKeys: 3 }),
   s: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue(), { maxKeys: 3 }),
   p: fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }),
   t: fc.dictionary(fc.string({ maxLength: 8 }), fc.nat(5), { maxKeys: 3 }),
@@ -32,7 +33,8 @@ describe('sealed journal', () => {
 
   it('a journal sealed with every part (the earlier form) still opens', () => {
     const full = { n: 'x', a: { k: 1 }, s: {}, p: ['k'], t: {} };
-    expect(unpackJournal(full)).toEqual(full);
+    // Without `c` (sealed before it existed): no kept answer counts as checked.
+    expect(unpackJournal(full)).toEqual({ ...full, c: {} });
   });
 
   it('refuses what is not a journal', () => {
@@ -47,6 +49,8 @@ describe('sealed journal', () => {
       { n: 'x', p: 'k' },
       { n: 'x', p: [1] },
       { n: 'x', t: 3 },
+      { n: 'x', c: [] },
+      { n: 'x', c: { k: 1 } },
     ])
       expect(unpackJournal(bad), JSON.stringify(bad)).toBeUndefined();
   });

@@ -36,8 +36,16 @@ export interface Engine {
   readonly limits: AskLimits;
   /** The response an earlier round (or an earlier ask in this call) gave for `key`. */
   recall(key: string): unknown;
-  /** Keeps the response that settled `key` (accepted, declined or cancelled). */
-  remember(key: string, response: unknown): void;
+  /**
+   * Keeps the response that settled `key` (accepted, declined or cancelled); `checkedBy`, the
+   * tag of the form that checked it (`formTag`), when the kept value is that form's result.
+   */
+  remember(key: string, response: unknown, checkedBy?: string): void;
+  /**
+   * The tag of the form that checked the kept response of `key` in this process, where the
+   * engine keeps one across rounds (the replay engine, in its authenticated journal).
+   */
+  checkedBy?(key: string): string | undefined;
   /**
    * The client's response to `request`, asked under `key`. The push engine sends and waits; the
    * replay engine gives the response this round carries for `key` (once per run), or records the

@@ -48,8 +48,16 @@ export interface Journal {
    * single-use markers are named by it, so sibling states of one conversation share markers.
    */
   n: string;
-  /** Accepted responses by key (re-validated on every replay). */
+  /**
+   * Settled responses by key: checked again on a replay unless `c` names the form asking now.
+   */
   a: Record<string, unknown>;
+  /**
+   * The form that checked each kept answer in this process, by key (`formTag`): a replay in
+   * this process asking that same form takes the answer as checked, since the journal is
+   * authenticated; another form, or another process, checks it again.
+   */
+  c: Record<string, string>;
   /** Step results by key. */
   s: Record<string, unknown>;
   /** Keys asked in the previous round: the only answers taken. */
@@ -60,7 +68,14 @@ export interface Journal {
 
 export function freshJournal(): Journal {
   // Every first round of every call draws a nonce: from the pool, not a system call each time.
-  return { n: Buffer.from(pooledRandom(16)).toString('base64url'), a: {}, s: {}, p: [], t: {} };
+  return {
+    n: Buffer.from(pooledRandom(16)).toString('base64url'),
+    a: {},
+    c: {},
+    s: {},
+    p: [],
+    t: {},
+  };
 }
 
 /**
@@ -70,6 +85,7 @@ export function freshJournal(): Journal {
 export function packJournal(j: Journal): Partial<Journal> {
   const out: Partial<Journal> = { n: j.n };
   if (Object.keys(j.a).length > 0) out.a = j.a;
+  if (Object.keys(j.c).length > 0) out.c = j.c;
   if (Object.keys(j.s).length > 0) out.s = j.s;
   if (j.p.length > 0) out.p = j.p;
   if (Object.keys(j.t).length > 0) out.t = j.t;
@@ -82,10 +98,11 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 /** A sealed journal opened: undefined when it is not one (only elicit seals, but be exact). */
 export function unpackJournal(raw: unknown): Journal | undefined {
   if (!isRecord(raw) || typeof raw.n !== 'string') return undefined;
-  const { a = {}, s = {}, p = [], t = {} } = raw;
-  if (!isRecord(a) || !isRecord(s) || !isRecord(t)) return undefined;
+  const { a = {}, c = {}, s = {}, p = [], t = {} } = raw;
+  if (!isRecord(a) || !isRecord(c) || !isRecord(s) || !isRecord(t)) return undefined;
   if (!Array.isArray(p) || !p.every((k) => typeof k === 'string')) return undefined;
-  return { n: raw.n, a, s, p, t: t as Record<string, number> };
+  if (!Object.values(c).every((v) => typeof v === 'string')) return undefined;
+  return { n: raw.n, a, c: c as Record<string, string>, s, p, t: t as Record<string, number> };
 }
 
 /** What every run on one server shares: its settings, stores and counters. */
@@ -189,8 +206,16 @@ export class ReplayEngine implements Engine {
     return Object.hasOwn(a, key) ? a[key] : undefined;
   }
 
-  remember(key: string, response: unknown): void {
-    this.run.journal.a[key] = response;
+  remember(key: string, response: unknown, checkedBy?: string): void {
+    const { journal } = this.run;
+    journal.a[key] = response;
+    if (checkedBy === undefined) delete journal.c[key];
+    else journal.c[key] = checkedBy;
+  }
+
+  checkedBy(key: string): string | undefined {
+    const { c } = this.run.journal;
+    return Object.hasOwn(c, key) ? c[key] : undefined;
   }
 
   // Not async: an ask that suspends is a rejected promise, without an async frame to unwind.

@@ -299,6 +299,8 @@ async function runOnce(
       return;
     }
     const journal = structuredClone(record.journal) as unknown as Journal;
+    // A record written before journals carried `c` has none: no kept answer is taken as checked.
+    journal.c ??= {};
     const parked = (record.pending ?? {}) as unknown as Record<string, Parked>;
     const responses: Record<string, unknown> = {};
     for (const [wk, answer] of Object.entries(record.answers ?? {})) {
