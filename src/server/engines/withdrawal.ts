@@ -96,6 +96,8 @@ export class Withdrawal {
   withdraw(why: string): void {
     if (this.aborted) return;
     this.#why = why;
+    // Nothing is left to run on the call's abort: its entry goes now, not at a collection.
+    if (this.#heard) bySignal.delete(this.#call);
     this.#run();
   }
 
