@@ -27,8 +27,23 @@ const isRequest = (m: unknown): m is { id: RequestId; method: string } =>
 const isResponse = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId } =>
   'id' in m && m.id !== undefined && ('result' in m || 'error' in m);
 
-interface Call {
-  done: boolean;
+/**
+ * One call of the session not answered yet. It is itself the listener on its HTTP request's
+ * abort (`handleEvent`): no closure and scope of its own while the call waits.
+ */
+class Call {
+  done = false;
+  readonly #transport: HangUpTransport;
+  readonly #requestId: RequestId;
+
+  constructor(transport: HangUpTransport, requestId: RequestId) {
+    this.#transport = transport;
+    this.#requestId = requestId;
+  }
+
+  handleEvent(): void {
+    this.#transport.hungUp(this, this.#requestId);
+  }
 }
 
 type SendOptions = Parameters<WebStandardStreamableHTTPServerTransport['send']>[1];
@@ -89,28 +104,30 @@ export class HangUpTransport extends WebStandardStreamableHTTPServerTransport {
   }
 
   #watch(requestId: RequestId, req: Request): void {
-    const call: Call = { done: false };
+    const call = new Call(this, requestId);
     (this.#open ??= new Map()).set(requestId, call);
-    const cancel = () => {
-      if (call.done) return;
-      call.done = true;
-      this.#forget(requestId);
-      this.onmessage?.({
+    if (req.signal.aborted) this.hungUp(call, requestId);
+    else req.signal.addEventListener('abort', call, { once: true });
+  }
+
+  /** The HTTP request of call `requestId` ended before its reply: the call is cancelled. */
+  hungUp(call: Call, requestId: RequestId): void {
+    if (call.done) return;
+    call.done = true;
+    this.#forget(requestId);
+    this.onmessage?.({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId, reason: 'The client hung up.' },
+    });
+    // The SDK sends nothing for a cancelled call, and its transport keeps a call's entry until
+    // a reply goes out: this reply (to nobody) releases it and the stream's keep-alive timer.
+    void super
+      .send({
         jsonrpc: '2.0',
-        method: 'notifications/cancelled',
-        params: { requestId, reason: 'The client hung up.' },
-      });
-      // The SDK sends nothing for a cancelled call, and its transport keeps a call's entry until
-      // a reply goes out: this reply (to nobody) releases it and the stream's keep-alive timer.
-      void super
-        .send({
-          jsonrpc: '2.0',
-          id: requestId,
-          error: { code: ProtocolErrorCode.InternalError, message: 'The client hung up.' },
-        })
-        .catch(() => {});
-    };
-    if (req.signal.aborted) cancel();
-    else req.signal.addEventListener('abort', cancel, { once: true });
+        id: requestId,
+        error: { code: ProtocolErrorCode.InternalError, message: 'The client hung up.' },
+      })
+      .catch(() => {});
   }
 }

@@ -4,7 +4,11 @@
  * are checked first (DNS-rebinding protection, on by default for loopback names).
  */
 import { randomUUID } from 'node:crypto';
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import {
@@ -203,6 +207,11 @@ function atRevision(req: Request, revision: string | undefined): Request {
   return new Request(req, { headers, body: '' });
 }
 
+/** Ends a response whose writing failed (bound to it: no closure per request while it waits). */
+function destroyResponse(this: ServerResponse): void {
+  this.destroy();
+}
+
 // Which app an entry serves, so listen() can check a non-loopback bind against it, and the
 // documents it serves beside its MCP path.
 const servedBy = new WeakMap<
@@ -363,7 +372,7 @@ export async function listen(
     }
     // The adapter answers a failing fetch with 500 itself; this catch is for what is left (a
     // socket that broke while the answer was written): that one request ends, nothing else.
-    handler(req, res).catch(() => res.destroy());
+    handler(req, res).catch(destroyResponse.bind(res));
   });
   const host = options.host ?? '127.0.0.1';
   if (!isLoopbackHost(host)) servedBy.get(entry)?.expose(`listening on ${JSON.stringify(host)}`);
