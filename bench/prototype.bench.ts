@@ -220,6 +220,8 @@ export default async function run(): Promise<Row[]> {
   const viaEntry = await modernClientVia((req) => entry.fetch(req), 'http://127.0.0.1/mcp');
   const lean = await modernClientVia(leanDispatch(build));
   const sdkReused = await modernClient(reusing(() => sdkModern()));
+  // The SDK's stateless handler served as httpEntry's lean path serves a tools/call.
+  const sdkLean = await modernClientVia(leanDispatch(() => sdkModern()));
   const call = (c: C, name: string) => () => c.callTool({ name, arguments: {} });
 
   // A one-round requestState: one answer, under the binding a request's gate makes.
@@ -333,6 +335,7 @@ export default async function run(): Promise<Row[]> {
       { name: 'four stateless SDK requests, one server reused', run: four(sdkReused) },
       { name: 'elicit through httpEntry (product)', run: call(viaEntry, 'three') },
       { name: 'four plain tools/calls through httpEntry (lean path)', run: fourLean },
+      { name: 'four stateless SDK requests, lean dispatch', run: four(sdkLean) },
     ];
     const out = await rotate(sides);
     const base = 'SDK codec flow, built per request';
@@ -402,6 +405,13 @@ export default async function run(): Promise<Row[]> {
         8,
         7,
       ),
+      pair(
+        three,
+        'A/B, CPU: the lean-path ceiling with the client answering ÷ elicit through httpEntry',
+        out,
+        9,
+        7,
+      ),
     );
     rows.push(
       ...both(three, 'elicit through httpEntry (product) vs the codec flow', out, 7, base, 2.5),
@@ -410,6 +420,16 @@ export default async function run(): Promise<Row[]> {
         'the lean-path ceiling: four plain tools/calls through httpEntry vs the codec flow',
         out,
         8,
+        base,
+        undefined,
+      ),
+      // Four requests that ask and take the same three questions' worth of client work as the
+      // codec flow (two stateless rounds of one question each) with no state, on the lean path.
+      ...both(
+        three,
+        'the lean-path ceiling with the client answering: four stateless SDK requests through the lean dispatch vs the codec flow',
+        out,
+        9,
         base,
         undefined,
       ),
@@ -491,7 +511,7 @@ export default async function run(): Promise<Row[]> {
       );
   }
   keep(rows);
-  for (const c of [sdk, perRequest, pooled, viaEntry, lean, sdkReused]) await c.close();
+  for (const c of [sdk, perRequest, pooled, viaEntry, lean, sdkReused, sdkLean]) await c.close();
   await entry.close();
   return rows;
 }
