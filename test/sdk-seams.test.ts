@@ -38,6 +38,7 @@ import {
 } from '../src/kernel/sdk-seams.ts';
 import { Withdrawal } from '../src/server/engines/withdrawal.ts';
 import { classify, plainToolCall } from '../src/server/lean-call.ts';
+import { readReply } from './support/kit.ts';
 
 const installed = (pkg: string): string =>
   (
@@ -473,14 +474,7 @@ function modernServer(): McpServer {
 }
 
 async function answer(res: Response): Promise<{ status: number; code?: number }> {
-  const text = await res.text();
-  const line = text.startsWith('{')
-    ? text
-    : (text
-        .split('\n')
-        .find((l) => l.startsWith('data: '))
-        ?.slice(6) ?? '{}');
-  const msg = JSON.parse(line) as { error?: { code: number } };
+  const msg = (await readReply(res)) as { error?: { code: number } };
   return { status: res.status, ...(msg.error === undefined ? {} : { code: msg.error.code }) };
 }
 

@@ -14,7 +14,7 @@ import { form, text } from '../../src/schema/index.ts';
 import { ElicitServer, type ElicitServerOptions, type Era } from '../../src/server/app.ts';
 import { httpEntry, type McpHttpEntry } from '../../src/server/http.ts';
 import { classify, plainToolCall } from '../../src/server/lean-call.ts';
-import { MODERN_META } from '../support/kit.ts';
+import { MODERN_META, readReply } from '../support/kit.ts';
 
 // A JSON Schema extension keyword (SEP-2243) that the schema types do not list.
 const HEADER_REGION = { 'x-mcp-header': 'Region' } as unknown as Record<string, never>;
@@ -574,14 +574,7 @@ describe('the lean tools/call path answers as the SDK handler does', () => {
       const res = await entry.fetch(
         requestOf({ name: '', headers: headersFor('ask'), body: call('ask', extra), plain: true }),
       );
-      const text = await res.text();
-      const line = text.startsWith('{')
-        ? text
-        : (text
-            .split('\n')
-            .find((l) => l.startsWith('data: '))
-            ?.slice(6) ?? '{}');
-      return JSON.parse(line) as {
+      return (await readReply(res)) as {
         result: { requestState?: string; content?: { text: string }[]; resultType: string };
       };
     };
