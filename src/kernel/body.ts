@@ -14,7 +14,12 @@ export async function readTextWithin(req: Request, maxBytes: number): Promise<st
   let text = '';
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) break;
+    // Released once read: a stream keeps its reader (and the reader its state) for as long as
+    // the Request lives, which for a waiting call is until it is answered.
+    if (done) {
+      reader.releaseLock();
+      break;
+    }
     size += value.byteLength;
     if (size > maxBytes) {
       void reader.cancel().catch(() => {});

@@ -246,7 +246,6 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
     authInfo: AuthInfo | undefined,
     parsed: unknown,
   ): Promise<Response> {
-    const parsedBody = parsed === undefined ? {} : { parsedBody: parsed };
     // Callers without a principal share one quota of their own, apart from everyone else's.
     const principal = app.httpPrincipal(authInfo) ?? '';
     const sid = req.headers.get('mcp-session-id');
@@ -263,7 +262,15 @@ export function httpEntry(app: ElicitServer, options: HttpOptions = {}): McpHttp
       // session's own hook answers them from now on.
       if (Array.isArray(parsed) && parsed.some((m) => paramsNotObject(m) !== undefined))
         session.refuseBadParams();
-      const response = await session.handleRequest(request, { authInfo, ...parsedBody });
+      // The SDK keeps the options it is given as long as the call's stream lives (in its
+      // closures' scope) but reads them only while handleRequest runs: the parsed body is let go
+      // once it returns, so a waiting call does not keep a second copy of its request.
+      const options: { authInfo?: AuthInfo; parsedBody?: unknown } = {
+        authInfo,
+        parsedBody: parsed,
+      };
+      const response = await session.handleRequest(request, options);
+      options.parsedBody = undefined;
       if (!response.ok) session.unwatch(parsed);
       if (req.method === 'GET' && response.ok && !req.signal.aborted) {
         // The standalone stream: the session is in use while it is open.
