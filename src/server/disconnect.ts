@@ -27,35 +27,25 @@ const isRequest = (m: unknown): m is { id: RequestId; method: string } =>
 const isResponse = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId } =>
   'id' in m && m.id !== undefined && ('result' in m || 'error' in m);
 
-/**
- * One call of the session not answered yet. It is itself the listener on its HTTP request's
- * abort (`handleEvent`): no closure and scope of its own while the call waits.
- */
-class Call {
-  done = false;
-  readonly #transport: HangUpTransport;
-  readonly #requestId: RequestId;
-
-  constructor(transport: HangUpTransport, requestId: RequestId) {
-    this.#transport = transport;
-    this.#requestId = requestId;
-  }
-
-  handleEvent(): void {
-    this.#transport.hungUp(this, this.#requestId);
-  }
-}
-
 type SendOptions = Parameters<WebStandardStreamableHTTPServerTransport['send']>[1];
+
+/** The session's listener on its requests' signals, bound to the session when first needed. */
+function heardAbort(this: HangUpTransport, event: Event): void {
+  this.hungUp(event.target as AbortSignal);
+}
 
 /**
  * A session transport that cancels a call whose HTTP request ends before its reply. Its own
  * `send` (an override, nothing per session) sees each reply go out; the calls not answered yet
  * are in a table that exists only while there are some, so an idle session keeps nothing here.
+ * One listener per session serves every request's signal (the aborted signal names the request),
+ * so a waiting call keeps only its entry in the table and its signal's listener.
  */
 export class HangUpTransport extends WebStandardStreamableHTTPServerTransport {
-  // Calls not answered yet, by id.
-  #open: Map<RequestId, Call> | undefined;
+  // Calls not answered yet, by id: the signal of the HTTP request that carries each.
+  #open: Map<RequestId, AbortSignal> | undefined;
+  // The listener on the signals of this session's requests (made with its first call).
+  #heard: ((event: Event) => void) | undefined;
 
   /** Calls of the session not answered yet. */
   get inFlight(): number {
@@ -68,32 +58,29 @@ export class HangUpTransport extends WebStandardStreamableHTTPServerTransport {
    * there was one.
    */
   watch(body: unknown, req: Request): boolean {
+    const signal = req.signal;
     let any = false;
     for (const message of Array.isArray(body) ? body : [body])
       if (isRequest(message)) {
         any = true;
-        this.#watch(message.id, req);
+        (this.#open ??= new Map()).set(message.id, signal);
       }
-    return any;
+    if (!any) return false;
+    if (signal.aborted) this.hungUp(signal);
+    // The same listener on the same signal is added once, whatever the batch holds.
+    else signal.addEventListener('abort', (this.#heard ??= heardAbort.bind(this)), { once: true });
+    return true;
   }
 
   /** Forgets the requests among `body`: the transport refused them, no reply will come. */
   unwatch(body: unknown): void {
     if (this.#open === undefined) return;
     for (const message of Array.isArray(body) ? body : [body])
-      if (isRequest(message)) {
-        const call = this.#open.get(message.id);
-        if (call !== undefined) call.done = true;
-        this.#forget(message.id);
-      }
+      if (isRequest(message)) this.#forget(message.id);
   }
 
   override send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
-    if (this.#open !== undefined && isResponse(message)) {
-      const call = this.#open.get(message.id);
-      if (call !== undefined) call.done = true;
-      this.#forget(message.id);
-    }
+    if (this.#open !== undefined && isResponse(message)) this.#forget(message.id);
     return super.send(message, options);
   }
 
@@ -103,31 +90,31 @@ export class HangUpTransport extends WebStandardStreamableHTTPServerTransport {
     if (this.#open?.size === 0) this.#open = undefined;
   }
 
-  #watch(requestId: RequestId, req: Request): void {
-    const call = new Call(this, requestId);
-    (this.#open ??= new Map()).set(requestId, call);
-    if (req.signal.aborted) this.hungUp(call, requestId);
-    else req.signal.addEventListener('abort', call, { once: true });
-  }
-
-  /** The HTTP request of call `requestId` ended before its reply: the call is cancelled. */
-  hungUp(call: Call, requestId: RequestId): void {
-    if (call.done) return;
-    call.done = true;
-    this.#forget(requestId);
-    this.onmessage?.({
-      jsonrpc: '2.0',
-      method: 'notifications/cancelled',
-      params: { requestId, reason: 'The client hung up.' },
-    });
-    // The SDK sends nothing for a cancelled call, and its transport keeps a call's entry until
-    // a reply goes out: this reply (to nobody) releases it and the stream's keep-alive timer.
-    void super
-      .send({
+  /**
+   * The HTTP request whose signal is `signal` ended: each of its calls not answered yet is
+   * cancelled (a call answered, or an id since reused by another request, is not its any more).
+   */
+  hungUp(signal: AbortSignal): void {
+    const open = this.#open;
+    if (open === undefined) return;
+    const gone: RequestId[] = [];
+    for (const [requestId, carrier] of open) if (carrier === signal) gone.push(requestId);
+    for (const requestId of gone) {
+      this.#forget(requestId);
+      this.onmessage?.({
         jsonrpc: '2.0',
-        id: requestId,
-        error: { code: ProtocolErrorCode.InternalError, message: 'The client hung up.' },
-      })
-      .catch(() => {});
+        method: 'notifications/cancelled',
+        params: { requestId, reason: 'The client hung up.' },
+      });
+      // The SDK sends nothing for a cancelled call, and its transport keeps a call's entry until
+      // a reply goes out: this reply (to nobody) releases it and the stream's keep-alive timer.
+      void super
+        .send({
+          jsonrpc: '2.0',
+          id: requestId,
+          error: { code: ProtocolErrorCode.InternalError, message: 'The client hung up.' },
+        })
+        .catch(() => {});
+    }
   }
 }

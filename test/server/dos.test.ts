@@ -244,6 +244,22 @@ describe('a client that goes away ends the wait', () => {
     expect(ended.every((e) => e instanceof AskAbandonedError)).toBe(true);
     expect(app.pending.size).toBe(0);
   });
+
+  it('hanging up one POST cancels exactly its call, not the others of its session', async () => {
+    const { app, ended } = waitingApp();
+    const url = await serve(app);
+    const sid = await openSession(url, 'mallory');
+    const calls = [];
+    for (let i = 1; i <= 3; i++) calls.push(await rawCall(url, sid, 'wait', i, 'mallory'));
+    expect(calls.map((c) => c.kind)).toEqual(['asked', 'asked', 'asked']);
+    calls[1]?.hangUp();
+    await expect.poll(() => ended.length).toBe(1);
+    expect(app.pending.size).toBe(2);
+    calls[0]?.hangUp();
+    calls[2]?.hangUp();
+    await expect.poll(() => ended.length).toBe(3);
+    expect(app.pending.size).toBe(0);
+  });
 });
 
 describe('session floods', () => {
