@@ -68,42 +68,18 @@ export function invoke(
 }
 
 /**
- * How a 2025 call ends, per kind, not per call: bound to the call (`this`), two bound functions
- * are all a call waiting on a person keeps here, no closures over a scope of their own.
+ * How a 2025 call ends, bound to the call (`this`) and its kind: two bound functions are all a
+ * call waiting on a person keeps here, no closures over a scope of their own.
  */
-type Ending = (this: PushedCall, outcome: unknown) => unknown;
-const legacyEnd: Readonly<Record<Kind, { done: Ending; failed: Ending }>> = {
-  tool: {
-    done(value) {
-      this.end();
-      return toToolResult(value as ToolOutput);
-    },
-    failed(error) {
-      this.end();
-      return failed(error, 'tool', 'legacy');
-    },
-  },
-  prompt: {
-    done(value) {
-      this.end();
-      return value;
-    },
-    failed(error) {
-      this.end();
-      return failed(error, 'prompt', 'legacy');
-    },
-  },
-  resource: {
-    done(value) {
-      this.end();
-      return value;
-    },
-    failed(error) {
-      this.end();
-      return failed(error, 'resource', 'legacy');
-    },
-  },
-};
+function legacyDone(this: PushedCall, kind: Kind, value: unknown): unknown {
+  this.end();
+  return kind === 'tool' ? toToolResult(value as ToolOutput) : value;
+}
+
+function legacyFailed(this: PushedCall, kind: Kind, error: unknown): unknown {
+  this.end();
+  return failed(error, kind, 'legacy');
+}
 
 /**
  * A call on a 2025 session: the handler runs once, its asks pushed to the client. It has no state
@@ -118,7 +94,7 @@ function invokePush(
   args: unknown,
   ctx: ServerContext,
 ): Promise<unknown> {
-  const ending = legacyEnd[entry.kind];
+  const { kind } = entry;
   let out: unknown;
   let call: PushedCall | undefined;
   try {
@@ -128,14 +104,12 @@ function invokePush(
     const ended = call;
     return new Promise((resolve) =>
       resolve(
-        ended === undefined
-          ? failed(error, entry.kind, 'legacy')
-          : ending.failed.call(ended, error),
+        ended === undefined ? failed(error, kind, 'legacy') : legacyFailed.call(ended, kind, error),
       ),
     );
   }
   // However the handler ends, what it still has on the person's screen is withdrawn.
-  return Promise.resolve(out).then(ending.done.bind(call), ending.failed.bind(call));
+  return Promise.resolve(out).then(legacyDone.bind(call, kind), legacyFailed.bind(call, kind));
 }
 
 /** A call on 2026-07-28: the handler is replayed each round over the opened journal. */
