@@ -81,11 +81,6 @@ function rpcError(
   return rpcErrorResponse(status, { code, message }, null, headers);
 }
 
-const USED = 1;
-const RESERVED = 2;
-const REFUSES_BAD_PARAMS = 4;
-const CLOSED = 8;
-
 /**
  * A legacy session, one object: its transport (the hang-up watch's), its place in the session
  * table and its open GET streams. What the SDK would call back (a session initialized, closed)
@@ -97,9 +92,12 @@ class Session extends HangUpTransport implements SessionLike {
   streams = 0;
   readonly #table: SessionTable<Session>;
   #mcp: McpServer | undefined;
-  // USED, RESERVED (the place `table.reserve` kept, until it is added or fails),
-  // REFUSES_BAD_PARAMS and CLOSED, in one field.
-  #flags = RESERVED;
+  /** Whether it served anything after initialize. */
+  used = false;
+  // Whether it holds the place `table.reserve` kept (until it is added or fails).
+  #reserved = true;
+  #refusesBadParams = false;
+  #closed = false;
 
   constructor(
     table: SessionTable<Session>,
@@ -120,15 +118,6 @@ class Session extends HangUpTransport implements SessionLike {
     this.principal = principal;
   }
 
-  /** Whether it served anything after initialize. */
-  get used(): boolean {
-    return (this.#flags & USED) !== 0;
-  }
-
-  set used(used: boolean) {
-    this.#flags = used ? this.#flags | USED : this.#flags & ~USED;
-  }
-
   /** Serves the session with `mcp` (built for it). */
   async serve(mcp: McpServer): Promise<void> {
     this.#mcp = mcp;
@@ -138,8 +127,8 @@ class Session extends HangUpTransport implements SessionLike {
 
   /** From now on, answers requests whose params are not an object (in a batch) -32602. */
   refuseBadParams(): void {
-    if ((this.#flags & REFUSES_BAD_PARAMS) !== 0) return;
-    this.#flags |= REFUSES_BAD_PARAMS;
+    if (this.#refusesBadParams) return;
+    this.#refusesBadParams = true;
     refuseParamsNotObject(this as never);
   }
 
@@ -154,20 +143,20 @@ class Session extends HangUpTransport implements SessionLike {
 
   /** Initialize answered: the session takes the place kept for it, under its id. */
   initialized(): void {
-    if ((this.#flags & (RESERVED | CLOSED)) !== RESERVED || this.sessionId === undefined) return;
+    if (!this.#reserved || this.#closed || this.sessionId === undefined) return;
     this.#table.add(this.sessionId, this);
     this.release();
   }
 
   /** Gives back the place kept for it, if it still holds it. */
   release(): void {
-    if ((this.#flags & RESERVED) === 0) return;
-    this.#flags &= ~RESERVED;
+    if (!this.#reserved) return;
+    this.#reserved = false;
     this.#table.unreserve(this.principal);
   }
 
   override async close(): Promise<void> {
-    this.#flags |= CLOSED;
+    this.#closed = true;
     await super.close();
     this.release();
     if (this.sessionId !== undefined) this.#table.delete(this.sessionId);
